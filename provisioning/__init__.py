@@ -1,0 +1,1 @@
+"""vSphere provisioning through pyVmomi: sessions, inventory, and (later) plan/apply."""
