@@ -1,0 +1,1 @@
+"""arcvsa's HTTP api: FastAPI routes over services; the only layer the web talks to."""

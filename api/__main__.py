@@ -1,0 +1,33 @@
+"""Serve the api over HTTPS: `python -m api [--host H] [--port P]`."""
+
+from __future__ import annotations
+
+import argparse
+
+import uvicorn
+
+from api.app import create_app
+from api.settings import Settings
+from api.tls import ensure_certificate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m api", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8443)
+    args = parser.parse_args()
+    settings = Settings()
+    cert, key = ensure_certificate(settings.data_dir / "tls")
+    uvicorn.run(
+        create_app(settings),
+        host=args.host,
+        port=args.port,
+        ssl_certfile=cert,
+        ssl_keyfile=key,
+        log_level="info",
+        proxy_headers=False,
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""The FastAPI application: wiring only (routes, services and errors live in their own modules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import FileResponse
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+
+from api import db, errors, health
+from api.auth import routes as auth_routes
+from api.auth import service as auth_service
+from api.auth.throttle import LoginThrottle
+from api.deps import require_principal
+from api.secretbox import SecretBox
+from api.settings import Settings
+from api.vcenters import routes as vcenter_routes
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Strict-Transport-Security": "max-age=31536000",
+    "Content-Security-Policy": (
+        "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "font-src 'self' data:; frame-ancestors 'none'"
+    ),
+}
+
+
+class _SecurityHeaders(BaseHTTPMiddleware):
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        for k, v in SECURITY_HEADERS.items():
+            response.headers.setdefault(k, v)
+        if request.url.path.startswith("/api/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = db.make_engine(settings.database_url)
+    db.migrate(engine)
+    factory = db.session_factory(engine)
+    with factory() as s:
+        password = settings.admin_password.get_secret_value() if settings.admin_password else None
+        auth_service.ensure_admin(s, settings.admin_user, password)
+
+    # The schema is served behind login like every route (below); no CDN-backed docs pages.
+    app = FastAPI(title="arcvsa", version=_version(), openapi_url=None, docs_url=None, redoc_url=None)
+    app.state.settings = settings
+    app.state.sessionmaker = factory
+    app.state.secretbox = SecretBox(settings.key_file)
+    app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
+    errors.install(app)
+    app.add_middleware(_SecurityHeaders)
+
+    app.include_router(health.router)
+    app.include_router(auth_routes.public)
+    # Everything else sits behind the login check, declared once here.
+    guarded = [Depends(require_principal)]
+    app.include_router(auth_routes.router, dependencies=guarded)
+    app.include_router(vcenter_routes.router, dependencies=guarded)
+
+    @app.get("/api/openapi.json", include_in_schema=False, dependencies=guarded)
+    def openapi() -> dict[str, Any]:
+        return app.openapi()
+
+    if settings.web_dist:
+        _serve_web(app, settings.web_dist)
+    return app
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    return version("arcvsa")
+
+
+def _serve_web(app: FastAPI, dist: Path) -> None:
+    """Serve the built single-page app; unknown paths get index.html so client routes survive a reload."""
+    root = dist.resolve()
+    index = root / "index.html"
+
+    @app.get("/{path:path}", include_in_schema=False)
+    def web(path: str) -> Response:
+        if path.startswith("api/"):
+            return Response(
+                '{"detail":"Not Found","code":"not_found","field":null}', 404, media_type="application/json"
+            )
+        target = (root / path).resolve()
+        if path and target.is_file() and target.is_relative_to(root):
+            return FileResponse(target)
+        return FileResponse(index)

@@ -1,0 +1,56 @@
+"""/api/auth: log in (the only open route besides health), log out, who am I."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response, status
+
+from api.auth import service
+from api.auth.schemas import LoginRequest, LoginResult, Me
+from api.deps import CSRF_COOKIE, SESSION_COOKIE, AppSettings, CurrentUser, Db
+from api.errors import ErrorBody
+
+public = APIRouter(prefix="/api/auth", tags=["auth"])
+router = APIRouter(prefix="/api/auth", tags=["auth"])
+
+
+@public.post(
+    "/login",
+    responses={401: {"model": ErrorBody}, 429: {"model": ErrorBody}},
+)
+def login(
+    body: LoginRequest, request: Request, response: Response, db: Db, settings: AppSettings
+) -> LoginResult:
+    """Log in; sets the session cookie (HttpOnly) and the CSRF cookie the web sends back as a header."""
+    client = request.client.host if request.client else "unknown"
+    new = service.login(
+        db, request.app.state.throttle, client, body.username, body.password, settings.session_hours
+    )
+    max_age = int(settings.session_hours * 3600)
+    secure = settings.cookie_secure
+    response.set_cookie(
+        SESSION_COOKIE, new.token, max_age=max_age, httponly=True, secure=secure, samesite="strict", path="/"
+    )
+    response.set_cookie(
+        CSRF_COOKIE,
+        new.csrf_token,
+        max_age=max_age,
+        httponly=False,
+        secure=secure,
+        samesite="strict",
+        path="/",
+    )
+    return LoginResult(username=new.username, expires_at=new.expires_at, token=new.token)
+
+
+@router.post("/logout", status_code=status.HTTP_204_NO_CONTENT)
+def logout(user: CurrentUser, db: Db, response: Response) -> None:
+    """End this session."""
+    service.logout(db, user.session_id)
+    response.delete_cookie(SESSION_COOKIE, path="/")
+    response.delete_cookie(CSRF_COOKIE, path="/")
+
+
+@router.get("/me")
+def me(user: CurrentUser) -> Me:
+    """Who is logged in."""
+    return Me(username=user.username)

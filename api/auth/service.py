@@ -1,0 +1,105 @@
+"""Users and sessions: bootstrap the first admin, log in, resolve a token, log out."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from api.auth.passwords import hash_password, verify_password
+from api.auth.tables import LoginSession, User
+from api.auth.throttle import LoginThrottle
+from api.errors import InvalidCredentials, TooManyAttempts
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who made a request, and how they proved it."""
+
+    user_id: int
+    username: str
+    session_id: int
+    csrf_token: str
+    by_cookie: bool
+
+
+@dataclass(frozen=True)
+class NewSession:
+    token: str
+    csrf_token: str
+    expires_at: datetime
+    username: str
+
+
+def _sha256(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(ts: datetime) -> datetime:
+    # SQLite gives back naive datetimes; every time we store is UTC.
+    return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
+
+
+def ensure_admin(db: Session, username: str, password: str | None) -> bool:
+    """Create the first administrator if there is no user yet. Returns whether one was created."""
+    if db.scalar(select(User.id).limit(1)) is not None or not password:
+        return False
+    db.add(User(username=username, password_hash=hash_password(password), created_at=now()))
+    db.commit()
+    return True
+
+
+def login(
+    db: Session, throttle: LoginThrottle, client: str, username: str, password: str, hours: float
+) -> NewSession:
+    wait = throttle.retry_after(client, username)
+    if wait > 0:
+        raise TooManyAttempts(
+            f"Too many failed logins; try again in {int(wait) + 1} s", retry_after=int(wait) + 1
+        )
+    user = db.scalar(select(User).where(User.username == username))
+    if not verify_password(user.password_hash if user else None, password) or user is None:
+        throttle.failed(client, username)
+        raise InvalidCredentials("Wrong user name or password")
+    throttle.succeeded(client, username)
+    token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    expires = now() + timedelta(hours=hours)
+    db.execute(delete(LoginSession).where(LoginSession.expires_at < now()))
+    db.add(
+        LoginSession(
+            token_sha256=_sha256(token),
+            csrf_token=csrf,
+            user_id=user.id,
+            created_at=now(),
+            expires_at=expires,
+        )
+    )
+    db.commit()
+    return NewSession(token=token, csrf_token=csrf, expires_at=expires, username=user.username)
+
+
+def resolve(db: Session, token: str, *, by_cookie: bool) -> Principal | None:
+    row = db.execute(
+        select(LoginSession, User.username)
+        .join(User, User.id == LoginSession.user_id)
+        .where(LoginSession.token_sha256 == _sha256(token))
+    ).first()
+    if row is None:
+        return None
+    sess, username = row
+    if _aware(sess.expires_at) <= now():
+        return None
+    return Principal(sess.user_id, username, sess.id, sess.csrf_token, by_cookie)
+
+
+def logout(db: Session, session_id: int) -> None:
+    db.execute(delete(LoginSession).where(LoginSession.id == session_id))
+    db.commit()

@@ -1,0 +1,140 @@
+"""Domain errors and the one table that maps every error class to an HTTP status and a code.
+
+The body is always {"detail": message, "code": code, "field": field-or-null, ...extra}, so a form can show
+the message beside the field it is about.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from provisioning import errors as vc
+
+
+class ApiError(Exception):
+    """An error of the api's own domain (not of vCenter or the appliance)."""
+
+    field: str | None = None
+
+    def __init__(self, message: str, *, field: str | None = None, **extra: Any) -> None:
+        super().__init__(message)
+        if field is not None:
+            self.field = field
+        self.extra = extra
+
+
+class NotFound(ApiError):
+    pass
+
+
+class Conflict(ApiError):
+    pass
+
+
+class NotAuthenticated(ApiError):
+    pass
+
+
+class InvalidCredentials(ApiError):
+    field = "password"
+
+
+class CsrfRejected(ApiError):
+    pass
+
+
+class TooManyAttempts(ApiError):
+    pass
+
+
+# The one table: error class → (HTTP status, stable code). First match in MRO order wins.
+ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
+    NotFound: (404, "not_found"),
+    Conflict: (409, "conflict"),
+    NotAuthenticated: (401, "not_authenticated"),
+    InvalidCredentials: (401, "invalid_credentials"),
+    CsrfRejected: (403, "csrf_rejected"),
+    TooManyAttempts: (429, "too_many_attempts"),
+    vc.AuthenticationFailed: (422, "vcenter_auth_failed"),
+    vc.Unreachable: (422, "vcenter_unreachable"),
+    vc.VCenterTimeout: (422, "vcenter_timeout"),
+    vc.CertificateUntrusted: (422, "certificate_untrusted"),
+    vc.ThumbprintMismatch: (422, "thumbprint_mismatch"),
+    vc.NotAVCenter: (422, "not_a_vcenter"),
+    vc.VCenterError: (422, "vcenter_error"),
+}
+
+
+class ErrorBody(BaseModel):
+    detail: str = Field(description="What went wrong, in words for a person")
+    code: str = Field(description="Stable machine-readable code")
+    field: str | None = Field(default=None, description="The input field the error is about, if any")
+    thumbprint: str | None = Field(
+        default=None, description="For certificate errors: the SHA-256 thumbprint the server presented"
+    )
+
+
+def lookup(exc: Exception) -> tuple[int, str] | None:
+    for cls in type(exc).__mro__:
+        if cls in ERROR_TABLE:
+            return ERROR_TABLE[cls]
+    return None
+
+
+def _body(exc: Exception, code: str) -> dict[str, Any]:
+    body: dict[str, Any] = {"detail": str(exc), "code": code, "field": getattr(exc, "field", None)}
+    if isinstance(exc, vc.CertificateUntrusted | vc.ThumbprintMismatch):
+        body["thumbprint"] = exc.thumbprint
+    body.update(getattr(exc, "extra", {}))
+    return body
+
+
+def _field_of(loc: tuple[Any, ...]) -> str | None:
+    # ("body", "host") → "host"; ("path", "vcenter_id") → "vcenter_id"
+    names = [str(p) for p in loc[1:] if not isinstance(p, int)]
+    return names[0] if names else None
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn errors into the one body shape."""
+
+    async def domain(_: Request, exc: Exception) -> JSONResponse:
+        status, code = lookup(exc) or (500, "internal")
+        headers = {}
+        if isinstance(exc, TooManyAttempts):
+            headers["Retry-After"] = str(exc.extra.get("retry_after", 60))
+        if status == 401:
+            headers["WWW-Authenticate"] = "Bearer"
+        return JSONResponse(_body(exc, code), status_code=status, headers=headers)
+
+    async def invalid(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = exc.errors()
+        first = errors[0] if errors else {"loc": (), "msg": "invalid input"}
+        field = _field_of(tuple(first.get("loc", ())))
+        msg = str(first.get("msg", "invalid input"))
+        detail = f"{field}: {msg}" if field else msg
+        # "input" echoes what was sent (it may be a password): leave it out of the answer.
+        slim = [{"loc": list(e.get("loc", ())), "msg": e.get("msg"), "type": e.get("type")} for e in errors]
+        body = {"detail": detail, "code": "invalid_input", "field": field, "errors": slim}
+        return JSONResponse(body, status_code=422)
+
+    async def http(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return JSONResponse(
+            {"detail": str(exc.detail), "code": code, "field": None},
+            status_code=exc.status_code,
+            headers=getattr(exc, "headers", None),
+        )
+
+    for cls in ERROR_TABLE:
+        app.add_exception_handler(cls, domain)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StarletteHTTPException, http)

@@ -1,0 +1,12 @@
+"""Alembic environment: runs on the connection the app hands over (api.db.migrate)."""
+
+from alembic import context
+
+from api.auth import tables as _auth  # noqa: F401  (registers tables)
+from api.db import Base
+from api.vcenters import table as _vcenters  # noqa: F401
+
+connection = context.config.attributes["connection"]
+context.configure(connection=connection, target_metadata=Base.metadata, render_as_batch=True)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,44 @@
+"""Runtime settings, from ARCVSA_* environment variables (pydantic-settings)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ARCVSA_", frozen=True)
+
+    data_dir: Path = Field(
+        default=Path("/var/lib/arcvsa"),
+        description="Where the SQLite database, the secrets key and the TLS certificate live",
+    )
+    admin_user: str = Field(default="admin", description="Name of the first administrator")
+    admin_password: SecretStr | None = Field(
+        default=None,
+        description="Password of the first administrator; used only when the database has no user yet",
+    )
+    session_hours: float = Field(default=8.0, gt=0, description="How long a login session lasts")
+    cookie_secure: bool = Field(default=True, description="Send session cookies only over HTTPS")
+    web_dist: Path | None = Field(
+        default=None, description="Built web assets to serve at /; none serves the api alone"
+    )
+    vcenter_timeout: float = Field(
+        default=12.0, gt=0, le=15, description="Seconds allowed for any one vCenter call"
+    )
+    login_attempts: int = Field(
+        default=5, ge=1, description="Failed logins allowed per client and user within login_window"
+    )
+    login_window_seconds: float = Field(default=60.0, gt=0, description="Window for login_attempts")
+
+    @cached_property
+    def database_url(self) -> str:
+        return f"sqlite:///{self.data_dir / 'arcvsa.db'}"
+
+    @cached_property
+    def key_file(self) -> Path:
+        """The key that encrypts stored secrets; kept beside the database, never inside it."""
+        return self.data_dir / "secrets.key"

@@ -1,0 +1,1 @@
+"""What runs on the appliance box: first boot, and (later) storage control."""

@@ -1,0 +1,1 @@
+"""OVF descriptor, vApp properties and OVA packing."""

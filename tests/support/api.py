@@ -1,0 +1,33 @@
+"""An api app on a temporary data dir, and a logged-in client for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from api.app import create_app
+from api.deps import CSRF_COOKIE, CSRF_HEADER
+from api.settings import Settings
+
+ADMIN = "admin"
+ADMIN_PASSWORD = "correct horse battery staple"
+
+
+def make_settings(data_dir: Path, **overrides: object) -> Settings:
+    return Settings(
+        data_dir=data_dir, admin_user=ADMIN, admin_password=SecretStr(ADMIN_PASSWORD), **overrides
+    )
+
+
+def client_for(settings: Settings) -> TestClient:
+    # https: the session cookies are Secure and would not be sent over plain http.
+    return TestClient(create_app(settings), base_url="https://testserver")
+
+
+def logged_in(client: TestClient) -> TestClient:
+    r = client.post("/api/auth/login", json={"username": ADMIN, "password": ADMIN_PASSWORD})
+    assert r.status_code == 200, r.text
+    client.headers[CSRF_HEADER] = client.cookies[CSRF_COOKIE]
+    return client

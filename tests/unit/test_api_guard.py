@@ -1,0 +1,75 @@
+"""Every api route but health and login refuses a caller without credentials.
+
+The route list comes from the app itself, so a route added later cannot be forgotten.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+
+from api.errors import ERROR_TABLE
+
+OPEN = {("GET", "/api/health"), ("POST", "/api/auth/login")}
+
+
+def _api_routes(client: TestClient) -> list[tuple[str, str]]:
+    """(method, path) of every api route the app would dispatch, included routers unrolled."""
+    out = []
+    for route in client.app.routes:  # type: ignore[attr-defined]
+        # FastAPI ≥ 0.16x keeps included routers as one entry each; unroll them to their routes.
+        contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]
+        for ctx in contexts:
+            path = getattr(ctx, "path", "")
+            methods = getattr(getattr(ctx, "original_route", ctx), "methods", None) or set()
+            if path.startswith("/api/"):
+                out.extend((m, path) for m in sorted(methods) if m != "HEAD")
+    return out
+
+
+def test_route_walk_sees_every_documented_operation(anon: TestClient) -> None:
+    documented = {
+        (m.upper(), path)
+        for path, ops in anon.app.openapi()["paths"].items()
+        for m in ops  # type: ignore[attr-defined]
+    }
+    assert documented <= set(_api_routes(anon))
+
+
+def test_there_are_guarded_routes(anon: TestClient) -> None:
+    routes = set(_api_routes(anon))
+    assert routes >= OPEN
+    assert len(routes - OPEN) >= 6
+
+
+def test_every_other_route_is_401_without_credentials(anon: TestClient) -> None:
+    for method, path in _api_routes(anon):
+        if (method, path) in OPEN:
+            continue
+        url = re.sub(r"\{[^}]+\}", "1", path)
+        r = anon.request(method, url, json={})
+        assert r.status_code == 401, f"{method} {path} answered {r.status_code} without credentials"
+        assert r.json()["code"] == "not_authenticated"
+
+
+def test_a_wrong_token_is_401_everywhere(anon: TestClient) -> None:
+    for method, path in _api_routes(anon):
+        if (method, path) in OPEN:
+            continue
+        url = re.sub(r"\{[^}]+\}", "1", path)
+        r = anon.request(method, url, json={}, headers={"Authorization": "Bearer forged"})
+        assert r.status_code == 401, f"{method} {path} answered {r.status_code} to a forged token"
+
+
+def test_error_table_maps_every_domain_error_to_a_4xx() -> None:
+    for cls, (status, code) in ERROR_TABLE.items():
+        assert 400 <= status < 500, cls
+        assert re.fullmatch(r"[a-z_]+", code), code
+
+
+def test_unknown_api_path_is_a_json_404(admin: TestClient) -> None:
+    r = admin.get("/api/nothing-here")
+    assert r.status_code == 404
+    assert r.json()["code"] == "not_found"

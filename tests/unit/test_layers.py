@@ -1,0 +1,62 @@
+"""Imports only look down: api → provisioning | appliance → system tools; zfs_tuning imports none of them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = {"api", "provisioning", "appliance", "zfs_tuning", "ovf", "lab"}
+
+# What each package may import of the others (anything not named is forbidden).
+ALLOWED = {
+    "api": {"provisioning", "appliance", "zfs_tuning", "ovf"},
+    "provisioning": {"zfs_tuning", "ovf"},
+    "appliance": {"zfs_tuning", "ovf"},
+    "ovf": set(),
+    "zfs_tuning": set(),
+    # The lab stands in for vSphere and the SAN; it may drive the product like a user would.
+    "lab": {"api", "provisioning", "appliance", "ovf", "zfs_tuning"},
+}
+
+
+def _package_dirs() -> dict[str, Path]:
+    found = {}
+    for init in ROOT.glob("**/__init__.py"):
+        parts = init.relative_to(ROOT).parts
+        if parts[0] in {".venv", "web", "tests", "build", "var", "dist"}:
+            continue
+        top = init.parent
+        if top.name in PACKAGES and not (top.parent / "__init__.py").exists():
+            found[top.name] = top
+    return found
+
+
+def _imported_packages(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names & PACKAGES
+
+
+def test_packages_exist() -> None:
+    assert {"api", "provisioning"} <= set(_package_dirs())
+
+
+def test_imports_only_look_down() -> None:
+    bad = []
+    for pkg, directory in _package_dirs().items():
+        for source in directory.rglob("*.py"):
+            for imported in _imported_packages(source) - {pkg} - ALLOWED[pkg]:
+                bad.append(f"{source.relative_to(ROOT)} imports {imported}")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("from api.app import create_app\nimport provisioning.session\n")
+    assert _imported_packages(probe) == {"api", "provisioning"}
