@@ -13,9 +13,8 @@ import shutil
 import signal
 from pathlib import Path
 
-from lab.vcsim import Vcsim
-
 from lab.stack import ApiServer
+from lab.vcsim import Vcsim
 
 ROOT = Path(__file__).resolve().parents[1]
 

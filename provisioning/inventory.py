@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
 from pydantic import BaseModel, Field
+from pyVmomi import VmomiSupport, vim, vmodl
+
+from provisioning.certificate import translate_transport_error
+from provisioning.errors import VCenterError
 
 
 class About(BaseModel):
@@ -50,7 +60,9 @@ class Datastore(BaseModel):
     moid: str = Field(description="Managed object id")
     name: str = Field(description="Datastore name")
     datacenter: str = Field(description="moid of its datacenter")
-    type: str = Field(description="File system type: 'VMFS', 'NFS', 'NFS41', 'vsan', 'vvol' or what vCenter says")
+    type: str = Field(
+        description="File system type: 'VMFS', 'NFS', 'NFS41', 'vsan', 'vvol' or what vCenter says"
+    )
     capacity_bytes: int = Field(description="Capacity in bytes")
     free_bytes: int = Field(description="Free space in bytes")
     accessible: bool = Field(description="Whether the datastore is accessible")
@@ -97,3 +109,328 @@ class Inventory(BaseModel):
     datastores: list[Datastore] = Field(description="Datastores")
     networks: list[Network] = Field(description="Networks and port groups")
     vms: list[VirtualMachine] = Field(description="Virtual machines and templates")
+
+
+# --- reading it -----------------------------------------------------------------------------------------
+# One PropertyCollector retrieval over a recursive ContainerView, turned into the models above. The pure
+# part (RawObject -> Inventory) is apart from the SOAP part so that it can be tested on made-up data.
+
+log = logging.getLogger(__name__)
+
+#: the managed object types the view walks; Folder and ComputeResource are there only so that every
+#: object's datacenter and cluster can be found by following `parent` inside the same result set
+VIEW_TYPES = (
+    "Folder",
+    "Datacenter",
+    "ComputeResource",
+    "HostSystem",
+    "Datastore",
+    "Network",
+    "VirtualMachine",
+)
+
+#: properties read per type; a spec for a type also applies to its subtypes (ClusterComputeResource is a
+#: ComputeResource, DistributedVirtualPortgroup a Network, StoragePod a Folder)
+PROPERTIES: dict[str, tuple[str, ...]] = {
+    "Folder": ("name", "parent"),
+    "Datacenter": ("name", "parent"),
+    "ComputeResource": ("name", "parent"),
+    # whole: paths into it name fields of a subtype (ClusterConfigInfoEx) that a server may refuse
+    "ClusterComputeResource": ("configurationEx",),
+    "HostSystem": (
+        "name",
+        "parent",
+        "runtime.connectionState",
+        "runtime.powerState",
+        "runtime.inMaintenanceMode",
+        "summary.hardware.numCpuCores",
+        "summary.hardware.cpuMhz",
+        "summary.hardware.memorySize",
+        "summary.quickStats.overallCpuUsage",
+        "summary.quickStats.overallMemoryUsage",
+        "summary.config.product.version",
+        "datastore",
+        "network",
+    ),
+    "Datastore": (
+        "name",
+        "parent",
+        "summary.type",
+        "summary.capacity",
+        "summary.freeSpace",
+        "summary.accessible",
+        "summary.url",
+        "host",
+    ),
+    "Network": ("name", "parent"),
+    "DistributedVirtualPortgroup": ("tag",),
+    "VirtualMachine": (
+        "name",
+        "parent",
+        "summary.runtime.host",
+        "summary.runtime.powerState",
+        "summary.config.template",
+        "summary.config.guestFullName",
+        "summary.config.numCpu",
+        "summary.config.memorySizeMB",
+        "datastore",
+        "snapshot",
+    ),
+}
+
+#: the tag vCenter puts on a distributed switch's uplink port group, which cannot carry VM traffic
+UPLINK_TAG = "SYSTEM/DVS.UPLINKPG"
+_MAX_DEPTH = 64
+_MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RawObject:
+    """One object of the retrieval, with references already reduced to moid strings."""
+
+    moid: str
+    kind: str  # vSphere type name: 'HostSystem', 'ClusterComputeResource', 'DistributedVirtualPortgroup'...
+    props: dict[str, Any]
+
+
+def about_from_content(content: Any) -> About:
+    """About from a ServiceContent already in hand (no call to the server)."""
+    a = content.about
+    return About(
+        name=a.name,
+        version=a.version,
+        build=a.build,
+        api_type=a.apiType,
+        instance_uuid=a.instanceUuid or "",
+    )
+
+
+def find_ancestor(moid: str, objects: Mapping[str, RawObject], kinds: Collection[str]) -> str | None:
+    """The nearest ancestor of `moid` (by `parent`) whose kind is in `kinds`, or None.
+
+    Stops at a missing parent, an object outside the result set, a cycle or an absurd depth, none of
+    which a consistent vCenter produces but a half-read or hand-made inventory may.
+    """
+    seen = {moid}
+    current = objects.get(moid)
+    for _ in range(_MAX_DEPTH):
+        if current is None:
+            return None
+        parent = current.props.get("parent")
+        if not parent or parent in seen:
+            return None
+        seen.add(parent)
+        current = objects.get(parent)
+        if current is not None and current.kind in kinds:
+            return current.moid
+    return None
+
+
+def snapshot_from_tree(tree: Any) -> Snapshot:
+    """Snapshot (with its children) from a vim.vm.SnapshotTree."""
+    created = tree.createTime
+    return Snapshot(
+        moid=_moid(tree.snapshot) or "",
+        name=tree.name,
+        description=tree.description or "",
+        created=created.isoformat() if isinstance(created, datetime) else str(created or ""),
+        children=[snapshot_from_tree(child) for child in (tree.childSnapshotList or [])],
+    )
+
+
+def _moid(ref: Any) -> str | None:
+    return ref if isinstance(ref, str) or ref is None else str(ref._moId)
+
+
+def _enabled(config: Any, part: str) -> bool:
+    return bool(getattr(getattr(config, part, None), "enabled", False))
+
+
+def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
+    """Inventory from the objects of one retrieval (pure); lists are sorted by name.
+
+    An object whose datacenter cannot be found is left out with a warning: every entity of a consistent
+    vCenter sits under one, so such an object was caught half-created or half-deleted.
+    """
+    objects = {o.moid: o for o in raw}
+
+    def of_kind(*kinds: str) -> list[RawObject]:
+        return sorted((o for o in raw if o.kind in kinds), key=lambda o: (str(o.props.get("name")), o.moid))
+
+    def datacenter_of(o: RawObject) -> str | None:
+        dc = find_ancestor(o.moid, objects, ("Datacenter",))
+        if dc is None:
+            log.warning(
+                "%s %s (%s) has no datacenter in the retrieval; left out", o.kind, o.moid, o.props.get("name")
+            )
+        return dc
+
+    inv = Inventory(about=about, datacenters=[], clusters=[], hosts=[], datastores=[], networks=[], vms=[])
+    inv.datacenters = [Datacenter(moid=o.moid, name=o.props["name"]) for o in of_kind("Datacenter")]
+
+    for o in of_kind("ClusterComputeResource"):
+        if (dc := datacenter_of(o)) is not None:
+            config = o.props.get("configurationEx")
+            inv.clusters.append(
+                Cluster(
+                    moid=o.moid,
+                    name=o.props["name"],
+                    datacenter=dc,
+                    drs_enabled=_enabled(config, "drsConfig"),
+                    ha_enabled=_enabled(config, "dasConfig"),
+                )
+            )
+
+    host_dc: dict[str, str] = {}
+    mounts: dict[str, set[str]] = {}
+    for o in of_kind("HostSystem"):
+        if (dc := datacenter_of(o)) is None:
+            continue
+        host_dc[o.moid] = dc
+        p = o.props
+        parent = objects.get(p.get("parent") or "")
+        in_cluster = parent is not None and parent.kind == "ClusterComputeResource"
+        cores = int(p.get("summary.hardware.numCpuCores") or 0)
+        datastores = list(p.get("datastore") or [])
+        for ds in datastores:
+            mounts.setdefault(ds, set()).add(o.moid)
+        inv.hosts.append(
+            Host(
+                moid=o.moid,
+                name=p["name"],
+                datacenter=dc,
+                cluster=parent.moid if parent is not None and in_cluster else None,
+                connection_state=str(p.get("runtime.connectionState") or "unknown"),
+                power_state=str(p.get("runtime.powerState") or "unknown"),
+                in_maintenance=bool(p.get("runtime.inMaintenanceMode")),
+                cpu_cores=cores,
+                cpu_mhz_total=cores * int(p.get("summary.hardware.cpuMhz") or 0),
+                cpu_mhz_used=int(p.get("summary.quickStats.overallCpuUsage") or 0),
+                memory_bytes=int(p.get("summary.hardware.memorySize") or 0),
+                memory_used_bytes=int(p.get("summary.quickStats.overallMemoryUsage") or 0) * _MIB,
+                version=str(p.get("summary.config.product.version") or ""),
+                datastores=datastores,
+                networks=list(p.get("network") or []),
+            )
+        )
+
+    for o in of_kind("Datastore"):
+        if (dc := datacenter_of(o)) is None:
+            continue
+        p = o.props
+        # Datastore.host and HostSystem.datastore are two views of the same mounts; take both, as some
+        # endpoints (vcsim among them) fill in only one side for a datastore shared by several hosts.
+        hosts = sorted(set(p.get("host") or []) | mounts.get(o.moid, set()))
+        inv.datastores.append(
+            Datastore(
+                moid=o.moid,
+                name=p["name"],
+                datacenter=dc,
+                type=str(p.get("summary.type") or ""),
+                capacity_bytes=int(p.get("summary.capacity") or 0),
+                free_bytes=int(p.get("summary.freeSpace") or 0),
+                accessible=bool(p.get("summary.accessible")),
+                url=str(p.get("summary.url") or ""),
+                hosts=hosts,
+            )
+        )
+
+    for o in of_kind("Network", "DistributedVirtualPortgroup", "OpaqueNetwork"):
+        if UPLINK_TAG in (o.props.get("tag") or []):
+            continue
+        if (dc := datacenter_of(o)) is not None:
+            inv.networks.append(Network(moid=o.moid, name=o.props["name"], datacenter=dc, kind=o.kind))
+
+    for o in of_kind("VirtualMachine"):
+        p = o.props
+        host = p.get("summary.runtime.host")
+        # A VM in a vApp has no folder parent; the host it is registered on still places it.
+        dc = find_ancestor(o.moid, objects, ("Datacenter",)) or host_dc.get(host or "")
+        if dc is None:
+            datacenter_of(o)  # for the warning
+            continue
+        roots = getattr(p.get("snapshot"), "rootSnapshotList", None) or []
+        inv.vms.append(
+            VirtualMachine(
+                moid=o.moid,
+                name=p["name"],
+                datacenter=dc,
+                host=host,
+                template=bool(p.get("summary.config.template")),
+                power_state=str(p.get("summary.runtime.powerState") or "unknown"),
+                guest_os=str(p.get("summary.config.guestFullName") or ""),
+                num_cpu=int(p.get("summary.config.numCpu") or 0),
+                memory_mb=int(p.get("summary.config.memorySizeMB") or 0),
+                datastores=list(p.get("datastore") or []),
+                snapshots=[snapshot_from_tree(tree) for tree in roots],
+            )
+        )
+    return inv
+
+
+def plain_value(name: str, value: Any) -> Any:
+    """A retrieved property value with managed object references reduced to moids (no server calls)."""
+    if isinstance(value, VmomiSupport.ManagedObject):
+        return value._moId
+    if name == "host" and isinstance(value, list):  # Datastore.host: the mounts, keyed by host
+        return [m.key._moId for m in value if m.mountInfo is None or m.mountInfo.mounted is not False]
+    if name == "tag" and isinstance(value, list):
+        return [t.key for t in value]
+    if isinstance(value, list):
+        return [plain_value(name, v) for v in value]
+    return value
+
+
+def _filter_spec(view: Any) -> Any:
+    pc = vmodl.query.PropertyCollector
+    traverse = pc.TraversalSpec(name="view", path="view", skip=False, type=vim.view.ContainerView)
+    return pc.FilterSpec(
+        objectSet=[pc.ObjectSpec(obj=view, skip=True, selectSet=[traverse])],
+        propSet=[
+            pc.PropertySpec(type=getattr(vim, t), pathSet=list(paths)) for t, paths in PROPERTIES.items()
+        ],
+        reportMissingObjectsInResults=False,
+    )
+
+
+def retrieve_raw(content: Any, *, page_size: int | None = None) -> list[RawObject]:
+    """Every object of VIEW_TYPES under the root folder: one RetrievePropertiesEx plus its pages."""
+    view = content.viewManager.CreateContainerView(
+        content.rootFolder, [getattr(vim, t) for t in VIEW_TYPES], True
+    )
+    raw: list[RawObject] = []
+    try:
+        pc = content.propertyCollector
+        options = vmodl.query.PropertyCollector.RetrieveOptions(maxObjects=page_size)
+        result = pc.RetrievePropertiesEx([_filter_spec(view)], options)
+        while result is not None:
+            for oc in result.objects:
+                if oc.missingSet:
+                    log.debug("%s: unreadable properties %s", oc.obj._moId, [m.path for m in oc.missingSet])
+                props = {dp.name: plain_value(dp.name, dp.val) for dp in oc.propSet}
+                raw.append(RawObject(moid=oc.obj._moId, kind=oc.obj._wsdlName, props=props))
+            if not result.token:
+                break
+            result = pc.ContinueRetrievePropertiesEx(result.token)
+    finally:
+        view.Destroy()
+    return raw
+
+
+def read_inventory(si: Any, *, page_size: int | None = None) -> Inventory:
+    """The datacenters, clusters, hosts, datastores, networks and VMs of a logged-in session.
+
+    Four calls whatever the size of the vCenter: RetrieveServiceContent, CreateContainerView, one
+    RetrievePropertiesEx (plus one ContinueRetrievePropertiesEx per further page of `page_size` objects
+    when the server pages), DestroyView. Socket faults come out as the typed faults of provisioning.errors.
+    """
+    try:
+        content = si.RetrieveContent()
+        return build_inventory(about_from_content(content), retrieve_raw(content, page_size=page_size))
+    except VCenterError:
+        raise
+    except Exception as exc:
+        fault = translate_transport_error(exc, str(getattr(si._stub, "host", "vCenter")))
+        if fault is None:
+            raise
+        raise fault from exc

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 
-from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from api.errors import ERROR_TABLE

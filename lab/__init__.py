@@ -1,0 +1,1 @@
+"""The lab: local stand-ins for vCenter, ESXi and the SAN (DESIGN.md section 5)."""
