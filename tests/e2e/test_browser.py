@@ -25,7 +25,8 @@ PASSWORD = "e2e-admin-password"
 def test_login_add_vcenter_and_see_its_hosts(vcsim: Any, tmp_path: Path) -> None:
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
-    assert shutil.which("npx"), "npx is missing"
+    npx = shutil.which("npx")
+    assert npx, "npx is missing"
     with ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as api:
         env = {
             **os.environ,
@@ -39,7 +40,7 @@ def test_login_add_vcenter_and_see_its_hosts(vcsim: Any, tmp_path: Path) -> None
             "VCSIM_THUMBPRINT": vcsim.thumbprint_sha256,
         }
         run = subprocess.run(
-            ["npx", "--no-install", "playwright", "test", "--reporter=list"],
+            [npx, "--no-install", "playwright", "test", "--reporter=list"],
             cwd=WEB,
             env=env,
             timeout=600,
