@@ -53,7 +53,8 @@ def main() -> None:
             ),
             flush=True,
         )
-        signal.signal(signal.SIGTERM, lambda *_: api.stop())
+        # SIGTERM ends the wait like Ctrl-C; leaving the `with` blocks stops and reaps both processes.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
         with contextlib.suppress(KeyboardInterrupt):
             api.wait()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response, status
 
 from api.auth import service
-from api.auth.schemas import LoginRequest, LoginResult, Me
+from api.auth.schemas import LoginRequest, LoginResult, Me, TokenResult
 from api.deps import CSRF_COOKIE, SESSION_COOKIE, AppSettings, CurrentUser, Db
 from api.errors import ErrorBody
 
@@ -39,7 +39,18 @@ def login(
         samesite="strict",
         path="/",
     )
-    return LoginResult(username=new.username, expires_at=new.expires_at, token=new.token)
+    # The token stays out of the body: page scripts must not be able to read the browser's credential.
+    return LoginResult(username=new.username, expires_at=new.expires_at)
+
+
+@public.post("/token", responses={401: {"model": ErrorBody}, 429: {"model": ErrorBody}})
+def token(body: LoginRequest, request: Request, db: Db, settings: AppSettings) -> TokenResult:
+    """Log in as a script: a bearer token in the body, no cookies (same checks and throttle as login)."""
+    client = request.client.host if request.client else "unknown"
+    new = service.login(
+        db, request.app.state.throttle, client, body.username, body.password, settings.session_hours
+    )
+    return TokenResult(token=new.token, expires_at=new.expires_at)
 
 
 @router.post("/logout", status_code=status.HTTP_204_NO_CONTENT)

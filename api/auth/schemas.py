@@ -15,9 +15,11 @@ class LoginRequest(BaseModel):
 class LoginResult(BaseModel):
     username: str = Field(description="Who is logged in")
     expires_at: datetime = Field(description="When the session ends")
-    token: str = Field(
-        description="Bearer token for scripts (Authorization: Bearer …); browsers use the session cookie"
-    )
+
+
+class TokenResult(BaseModel):
+    token: str = Field(description="Bearer token for scripts: send it as 'Authorization: Bearer <token>'")
+    expires_at: datetime = Field(description="When the token stops working")
 
 
 class Me(BaseModel):

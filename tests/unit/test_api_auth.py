@@ -41,6 +41,7 @@ def test_empty_form_is_422_naming_the_field(anon: TestClient) -> None:
 def test_cookie_session_is_hardened(anon: TestClient) -> None:
     r = anon.post("/api/auth/login", json={"username": ADMIN, "password": ADMIN_PASSWORD})
     assert r.status_code == 200
+    assert "token" not in r.json()  # page scripts cannot read the browser's credential
     session_cookie = next(h for h in r.headers.get_list("set-cookie") if h.startswith(SESSION_COOKIE))
     lowered = session_cookie.lower()
     assert "httponly" in lowered and "secure" in lowered and "samesite=strict" in lowered
@@ -53,8 +54,10 @@ def test_login_then_me_then_logout(admin: TestClient) -> None:
 
 
 def test_bearer_token_works_without_csrf(anon: TestClient) -> None:
-    token = anon.post("/api/auth/login", json={"username": ADMIN, "password": ADMIN_PASSWORD}).json()["token"]
-    anon.cookies.clear()
+    r = anon.post("/api/auth/token", json={"username": ADMIN, "password": ADMIN_PASSWORD})
+    assert r.status_code == 200
+    assert not r.cookies  # scripts get the token, browsers the cookie
+    token = r.json()["token"]
     r = anon.post("/api/auth/logout", headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 204
     assert anon.get("/api/auth/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
@@ -68,6 +71,15 @@ def test_cookie_write_without_csrf_header_is_refused(admin: TestClient) -> None:
     admin.headers[CSRF_HEADER] = "forged"
     assert admin.post("/api/auth/logout").status_code == 403
     assert admin.get("/api/auth/me").status_code == 200  # the session survived the forgeries
+
+
+def test_token_route_is_throttled_with_login(tmp_path: Path) -> None:
+    with client_for(make_settings(tmp_path, login_attempts=2)) as c:
+        for _ in range(2):
+            assert c.post("/api/auth/token", json={"username": ADMIN, "password": "bad"}).status_code == 401
+        assert (
+            c.post("/api/auth/login", json={"username": ADMIN, "password": ADMIN_PASSWORD}).status_code == 429
+        )
 
 
 def test_bad_token_is_401(anon: TestClient) -> None:

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.errors import ERROR_TABLE
 
-OPEN = {("GET", "/api/health"), ("POST", "/api/auth/login")}
+OPEN = {("GET", "/api/health"), ("POST", "/api/auth/login"), ("POST", "/api/auth/token")}
 
 
 def _api_routes(client: TestClient) -> list[tuple[str, str]]:
