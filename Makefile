@@ -76,7 +76,7 @@ lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
-	cd web && npm run --silent lint && npm run --silent typecheck
+	cd web && npm run --silent lint && echo 'eslint: no problems' && npm run --silent typecheck && echo 'tsc: no errors'
 
 unit: setup
 	$(PY) -m pytest -q tests/unit
