@@ -17,7 +17,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8443)
     args = parser.parse_args()
     settings = Settings()
-    cert, key = ensure_certificate(settings.data_dir / "tls")
+    cert, key = ensure_certificate(settings.data_dir)
     uvicorn.run(
         create_app(settings),
         host=args.host,

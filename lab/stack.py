@@ -55,7 +55,7 @@ class ApiServer:
         raise TimeoutError(f"the api did not answer {self.url}/api/health within {timeout:.0f} s")
 
     def _healthy(self) -> bool:
-        cert = self.data_dir / "tls" / "tls.crt"
+        cert = self.data_dir / "tls.crt"
         if not cert.exists():
             return False
         # Trust exactly the certificate this server made: no unverified TLS even in the lab.

@@ -1,0 +1,77 @@
+"""Config files as values, written atomically under a root directory.
+
+Every path in a plan is the path inside the appliance (/etc/hostname); `root` maps it onto the
+disk (/ on the appliance, a temp dir in tests), so the same code runs unprivileged in tests.
+A write goes to a temporary file in the same directory, is fsynced, then renamed over the target:
+a power cut leaves the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file first boot wants in place."""
+
+    path: PurePosixPath
+    content: bytes
+    mode: int = 0o644
+    only_if_absent: bool = False
+    parent_mode: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.path.is_absolute() or ".." in self.path.parts:
+            raise ValueError(f"{self.path}: plan paths must be absolute and without '..'")
+
+
+def rooted(root: Path, path: PurePosixPath) -> Path:
+    """Where an appliance path lives under `root`."""
+    return root.joinpath(*path.parts[1:])
+
+
+def read_text(root: Path, path: PurePosixPath) -> str | None:
+    """A file's text under root, or None when it does not exist."""
+    try:
+        return rooted(root, path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def write_atomic(root: Path, change: FileChange) -> bool:
+    """Put `change` in place; False when nothing had to be written (same content, or kept as is)."""
+    target = rooted(root, change.path)
+    previous = target.stat() if target.exists() else None
+    if previous is not None:
+        if change.only_if_absent:
+            return False
+        if target.read_bytes() == change.content and (previous.st_mode & 0o7777) == change.mode:
+            return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if change.parent_mode is not None:
+        target.parent.chmod(change.parent_mode)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(change.content)
+            fh.flush()
+            os.fchmod(fh.fileno(), change.mode)
+            if previous is not None and os.geteuid() == 0:
+                # keep the owner and group (/etc/shadow belongs to group shadow)
+                os.fchown(fh.fileno(), previous.st_uid, previous.st_gid)
+            os.fsync(fh.fileno())
+        tmp.replace(target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(target.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return True

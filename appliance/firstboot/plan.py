@@ -1,0 +1,107 @@
+"""Everything first boot will write, rendered in memory from the validated properties.
+
+Making the whole plan before touching the disk is what keeps a refused or failing first boot from
+leaving half a configuration behind: any error surfaces here, while nothing is written yet.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from appliance.firstboot import accounts, chrony, network, tls
+from appliance.firstboot.errors import ApplyFailed
+from appliance.firstboot.files import FileChange, read_text
+from appliance.firstboot.model import ValidatedProperties
+from appliance.firstboot.runner import Runner
+
+HOSTNAME = PurePosixPath("/etc/hostname")
+HOSTS = PurePosixPath("/etc/hosts")
+APPLIANCE_CONFIG = PurePosixPath("/etc/arcvsa/appliance.json")
+DEFAULT_HOSTS = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The files to write (in order) and the warnings to report."""
+
+    hostname: str
+    files: tuple[FileChange, ...]
+    warnings: tuple[str, ...]
+
+
+def with_hostname(hosts: str, hostname: str) -> str:
+    """/etc/hosts with the 127.0.1.1 line (Debian's own-name convention) naming `hostname`."""
+    lines = [line for line in hosts.splitlines() if not line.split("#", 1)[0].strip().startswith("127.0.1.1")]
+    entry = f"127.0.1.1\t{hostname}"
+    for index, line in enumerate(lines):
+        if line.split("#", 1)[0].strip().startswith("127.0.0.1"):
+            lines.insert(index + 1, entry)
+            break
+    else:
+        lines.insert(0, entry)
+    return "\n".join(lines) + "\n"
+
+
+def with_authorized_key(existing: str, key: str) -> str:
+    """authorized_keys text with `key` added unless present; keys already there are kept."""
+    lines = [line for line in existing.splitlines() if line.strip()]
+    if key not in (line.strip() for line in lines):
+        lines.append(key)
+    return "\n".join(lines) + "\n"
+
+
+def appliance_config(props: ValidatedProperties) -> bytes:
+    """/etc/arcvsa/appliance.json: what the api and the storage control read (role, NFS backend)."""
+    data = {
+        "hostname": props.text("hostname"),
+        "role": props.text("role"),
+        "nfs_backend": props.text("nfs_backend"),
+    }
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+
+
+def make_plan(
+    props: ValidatedProperties,
+    *,
+    root: Path,
+    runner: Runner,
+    now: dt.datetime,
+    os_user: str = "root",
+) -> Plan:
+    """The full plan; reads /etc/shadow and /etc/hosts under `root`, writes nothing."""
+    hostname = props.text("hostname")
+    intent, warnings = network.network_intent(props)
+    shadow = read_text(root, accounts.SHADOW)
+    if shadow is None:
+        raise ApplyFailed(f"{accounts.SHADOW} not found under {root}")
+    password = props.secret("admin_password")
+    days = (now.date() - dt.date(1970, 1, 1)).days
+    new_shadow = accounts.with_shadow_hash(shadow, os_user, accounts.crypt_sha512(password, runner), days)
+    ntp = [s for s in props.text("ntp_servers").split(",") if s]
+    cert, key = tls.self_signed(hostname, None if intent.address is None else intent.address.ip, now)
+    files = [
+        FileChange(HOSTNAME, f"{hostname}\n".encode()),
+        FileChange(HOSTS, with_hostname(read_text(root, HOSTS) or DEFAULT_HOSTS, hostname).encode()),
+        FileChange(network.NETWORK_FILE, network.render_network(intent).encode()),
+        FileChange(chrony.SOURCES_FILE, chrony.render_sources(ntp).encode()),
+        FileChange(APPLIANCE_CONFIG, appliance_config(props)),
+        FileChange(accounts.SHADOW, new_shadow.encode(), mode=0o640),
+        FileChange(accounts.API_ADMIN_HASH, (accounts.argon2_hash(password) + "\n").encode(), mode=0o600),
+        FileChange(tls.CERT, cert, only_if_absent=True),
+        FileChange(tls.KEY, key, mode=0o600, only_if_absent=True),
+    ]
+    ssh_key = props.text("ssh_authorized_key")
+    if ssh_key:
+        path = accounts.authorized_keys_path(os_user)
+        files.append(
+            FileChange(
+                path,
+                with_authorized_key(read_text(root, path) or "", ssh_key).encode(),
+                mode=0o600,
+                parent_mode=0o700,
+            )
+        )
+    return Plan(hostname=hostname, files=tuple(files), warnings=tuple(warnings))

@@ -1,0 +1,54 @@
+"""The appliance's first TLS certificate: self-signed, for its host name and static address.
+
+It is written where the api looks for it (/var/lib/arcvsa/tls.crt and tls.key) and only when no
+certificate is there yet, so an admin's own certificate is never replaced.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+from pathlib import PurePosixPath
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+CERT = PurePosixPath("/var/lib/arcvsa/tls.crt")
+KEY = PurePosixPath("/var/lib/arcvsa/tls.key")
+VALID_DAYS = 825  # the longest validity browsers accept for a server certificate
+
+
+def self_signed(
+    hostname: str, address: ipaddress.IPv4Address | None, now: dt.datetime
+) -> tuple[bytes, bytes]:
+    """(certificate PEM, private key PEM) for `hostname` (and `address` when static); EC P-256."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, hostname),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "arcvsa"),
+        ]
+    )
+    alt: list[x509.GeneralName] = [x509.DNSName(hostname), x509.DNSName("localhost")]
+    if address is not None:
+        alt.append(x509.IPAddress(address))
+    start = now - dt.timedelta(minutes=5)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(start)
+        .not_valid_after(start + dt.timedelta(days=VALID_DAYS))
+        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    key_pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    return cert.public_bytes(serialization.Encoding.PEM), key_pem

@@ -1,0 +1,56 @@
+# The OVA and the Packer template (issue 3). Included by the Makefile (-include mk/*.mk).
+#
+#   make ova              build/image/arcvsa-<version>.qcow2 (from `make image`) -> dist/arcvsa-<version>.ova
+#   make packer-validate  packer validate of packer/ with the committed example variables
+#   make ova-setup        install OVA_APT_PACKAGES (the lead's `make setup` installs them too)
+
+# Host packages: packer 1.6.6 (qemu + vsphere builders built in), qemu-img, genisoimage for the
+# ovf-env ISO, ssh-keygen for the throwaway validate key, openssl for first-boot password hashes.
+OVA_APT_PACKAGES := packer qemu-utils genisoimage openssh-client openssl
+
+OVA_PYTHON ?= .venv/bin/python
+# Same version as the image build (IMAGE_VERSION from mk/image.mk; recursive, so include order
+# does not matter), else git's.
+OVA_VERSION ?= $(or $(IMAGE_VERSION),$(shell git describe --always --dirty 2>/dev/null || echo unknown))
+OVA_IMAGE ?= build/image/arcvsa-$(OVA_VERSION).qcow2
+# The image build's record (kernel, zfs module, package versions); `ovf pack` reads the versions from it.
+OVA_IMAGE_RECORD ?= build/image/arcvsa-$(OVA_VERSION).json
+OVA_OUT ?= dist/arcvsa-$(OVA_VERSION).ova
+OVA_SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+PACKER ?= packer
+PACKER_VALIDATE_DIR := build/packer-validate
+# Packer writes its config, cache and temp files under HOME/TMPDIR: keep them inside the build folder.
+PACKER_ENV = HOME=$(abspath $(PACKER_VALIDATE_DIR))/home \
+	PACKER_CONFIG_DIR=$(abspath $(PACKER_VALIDATE_DIR))/config \
+	PACKER_CACHE_DIR=$(abspath $(PACKER_VALIDATE_DIR))/cache \
+	TMPDIR=$(abspath $(PACKER_VALIDATE_DIR))/tmp \
+	CHECKPOINT_DISABLE=1
+
+.PHONY: ova ova-setup packer-validate
+
+ova-setup:
+	apt-get install -y --no-install-recommends $(OVA_APT_PACKAGES)
+
+ova: image
+	@test -f "$(OVA_IMAGE)" || { echo "ova: $(OVA_IMAGE) not found (make image writes it)" >&2; exit 1; }
+	$(OVA_PYTHON) -m ovf pack --disk $(OVA_IMAGE) --image-manifest $(OVA_IMAGE_RECORD) \
+		--version $(OVA_VERSION) --git-version $(OVA_VERSION) \
+		--source-date-epoch $(OVA_SOURCE_DATE_EPOCH) --out $(OVA_OUT)
+
+# The example variables are validated as committed (copied: packer wants a .hcl suffix); only the
+# paths packer creates or reads on validate (the SSH key, the output folders) go to the throwaway
+# folder.
+packer-validate:
+	rm -rf $(PACKER_VALIDATE_DIR)
+	mkdir -p $(PACKER_VALIDATE_DIR)/home $(PACKER_VALIDATE_DIR)/config $(PACKER_VALIDATE_DIR)/cache \
+		$(PACKER_VALIDATE_DIR)/tmp
+	ssh-keygen -q -t ed25519 -N '' -C arcvsa-packer-validate -f $(PACKER_VALIDATE_DIR)/key
+	cp packer/arcvsa.pkrvars.hcl.example $(PACKER_VALIDATE_DIR)/example.pkrvars.hcl
+	$(PACKER_ENV) $(PACKER) version
+	$(PACKER_ENV) $(PACKER) validate -var-file=$(PACKER_VALIDATE_DIR)/example.pkrvars.hcl \
+		-var ssh_private_key_file=$(PACKER_VALIDATE_DIR)/key \
+		-var output_directory=$(PACKER_VALIDATE_DIR)/out \
+		-var vsphere_export_directory=$(PACKER_VALIDATE_DIR)/vsphere-export \
+		-var manifest_out=$(PACKER_VALIDATE_DIR)/build-manifest.json \
+		packer/

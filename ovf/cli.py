@@ -1,0 +1,111 @@
+"""Command line for the build and the lab: `python -m ovf pack|verify|validate|env-iso`.
+
+make calls this (mk/ova.mk); it prints one line per result and exits non-zero with the typed
+error's message, so a failed build says exactly which rule or tool failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ovf.build_manifest import BuildManifest, read_build_manifest
+from ovf.environment import make_environment_iso, render_environment
+from ovf.errors import OvfError
+from ovf.ova import pack_ova, verify_ova
+from ovf.validator import validate_descriptor
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ovf", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    pack = sub.add_parser("pack", help="convert a disk image and pack the OVA")
+    pack.add_argument("--disk", type=Path, required=True, help="built image (qcow2 or any qemu-img format)")
+    pack.add_argument("--out", type=Path, required=True, help="OVA to write")
+    pack.add_argument(
+        "--image-manifest",
+        type=Path,
+        help="the image build's record (arcvsa-<version>.json) or the build-manifest.json packer"
+        " downloaded; the flags below override its fields",
+    )
+    pack.add_argument("--version", help="release version")
+    pack.add_argument("--git-version", help="git describe of the source tree")
+    pack.add_argument("--kernel", help="kernel release in the image")
+    pack.add_argument("--openzfs", help="OpenZFS version in the image")
+    pack.add_argument("--ganesha", help="nfs-ganesha version in the image")
+    pack.add_argument("--source-date-epoch", type=int, help="timestamp for the archive members")
+    pack.add_argument("--timeout", type=float, default=1800.0, help="qemu-img convert timeout, seconds")
+
+    verify = sub.add_parser("verify", help="check an OVA: member order, SHA-256 manifest, descriptor")
+    verify.add_argument("ova", type=Path)
+
+    env_iso = sub.add_parser("env-iso", help="write an ovf-env.xml ISO (iso transport) for the lab")
+    env_iso.add_argument("--values", type=Path, required=True, help="JSON object of property key -> value")
+    env_iso.add_argument("--out", type=Path, required=True, help="ISO to write")
+
+    validate = sub.add_parser("validate", help="check an .ovf descriptor against the DMTF rules we use")
+    validate.add_argument("descriptor", type=Path)
+    return parser
+
+
+def _build_manifest(args: argparse.Namespace) -> BuildManifest:
+    fields: dict[str, object] = {}
+    if args.image_manifest is not None:
+        fields.update(read_build_manifest(args.image_manifest))
+    overrides = {
+        "version": args.version,
+        "git_version": args.git_version,
+        "kernel": args.kernel,
+        "openzfs": args.openzfs,
+        "nfs_ganesha": args.ganesha,
+        "source_date_epoch": args.source_date_epoch,
+    }
+    fields.update({k: v for k, v in overrides.items() if v is not None})
+    missing = [k for k in ("version", "git_version", "kernel", "openzfs", "nfs_ganesha") if not fields.get(k)]
+    if missing:
+        raise SystemExit(
+            f"missing build inputs {missing}: pass --image-manifest (from the packer build) or the flags"
+        )
+    return BuildManifest.model_validate(fields)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "pack":
+            started = time.monotonic()
+            packed = pack_ova(
+                disk_image=args.disk,
+                out=args.out,
+                build=_build_manifest(args),
+                convert_timeout=args.timeout,
+            )
+            verify_ova(packed.path)
+            size_mib = packed.path.stat().st_size / 1024**2
+            virtual_gib = packed.disk_capacity / 1024**3
+            print(
+                f"wrote {packed.path} ({size_mib:.1f} MiB, disk {virtual_gib:.1f} GiB virtual)"
+                f" in {time.monotonic() - started:.1f}s: {', '.join(packed.members)}"
+            )
+        elif args.command == "env-iso":
+            values = json.loads(args.values.read_text(encoding="utf-8"))
+            if not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
+                raise SystemExit(f"{args.values}: expected a JSON object of strings")
+            make_environment_iso(render_environment(values), args.out)
+            print(f"wrote {args.out} ({len(values)} properties)")
+        elif args.command == "verify":
+            verified = verify_ova(args.ova)
+            print(f"{args.ova}: ok ({', '.join(verified.members)})")
+        else:
+            validate_descriptor(args.descriptor.read_bytes())
+            print(f"{args.descriptor}: ok")
+    except (OvfError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0

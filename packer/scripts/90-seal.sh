@@ -1,0 +1,16 @@
+#!/bin/bash
+# Make the disk a product image: no login key or password, no per-instance identity, no caches.
+# Every appliance makes its own machine id and SSH host keys at first start.
+set -euo pipefail
+
+rm -f /root/.ssh/authorized_keys
+usermod -p '*' root
+# the vsphere-iso preseed allowed root password logins for the build; the product does not
+sed -i 's/^PermitRootLogin yes$/#PermitRootLogin prohibit-password/' /etc/ssh/sshd_config
+: >/etc/machine-id
+rm -f /var/lib/dbus/machine-id /etc/ssh/ssh_host_*
+apt-get clean
+rm -rf /var/lib/apt/lists/* /tmp/* /var/tmp/*
+find /var/log -type f -exec truncate -s 0 {} +
+sync
+fstrim -av || true

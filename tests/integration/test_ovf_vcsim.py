@@ -1,0 +1,284 @@
+"""Deploy the OVA we pack into vcsim through pyVmomi, as vCenter's deploy wizard would.
+
+CreateImportSpec (property values, deployment option) -> ResourcePool.ImportVApp -> HttpNfcLease
+upload of the streamOptimized VMDK over HTTPS (pinned) with HttpNfcLeaseProgress ->
+HttpNfcLeaseComplete, then the VM's vApp properties are read back. vcsim has no ParseDescriptor
+and trusts the descriptor, so the import validates it with our validator first.
+
+The test runs its own vcsim: the session fixture's inventory must not change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import subprocess
+import tarfile
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import pytest
+from pyVmomi import vim
+
+from lab.vcsim import DATACENTER, DATASTORES, Vcsim
+from ovf.build_manifest import BuildManifest
+from ovf.descriptor import serialize
+from ovf.envelope import parse_envelope, property_keys
+from ovf.errors import DescriptorInvalid
+from ovf.namespaces import OVF, q
+from ovf.ova import pack_ova, verify_ova
+from ovf.validator import validate_descriptor
+from provisioning.certificate import pinned_context
+from provisioning.session import connect
+
+pytestmark = pytest.mark.integration
+
+PROPERTIES = {
+    "hostname": "arcvsa-esx01",
+    "role": "appliance",
+    "admin_password": "Corr3ct-Horse!",
+    "ipv4_mode": "static",
+    "ipv4_address": "192.0.2.21",
+    "ipv4_prefix": "24",
+    "ipv4_gateway": "192.0.2.1",
+    "dns_servers": "192.0.2.53",
+    "nfs_backend": "ganesha",
+}
+CHUNK = 256 * 1024
+TIMEOUT = 60.0
+
+
+class OvfManagerLike(Protocol):
+    def CreateImportSpec(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
+@pytest.fixture(scope="module")
+def ova(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An OVA packed from a small qcow2 made with qemu-img (32 MiB virtual, 1 MiB of data)."""
+    folder = tmp_path_factory.mktemp("ova")
+    raw = folder / "disk.raw"
+    with raw.open("wb") as fh:
+        fh.truncate(32 * 1024**2)
+        fh.write(hashlib.sha256(b"boot").digest() * 32768)
+    qcow2 = folder / "arcvsa-9.9.9.qcow2"
+    subprocess.run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(qcow2)], check=True, timeout=60)  # noqa: S607
+    build = BuildManifest(
+        version="9.9.9", git_version="v9.9.9", kernel="6.12", openzfs="2.3.2", nfs_ganesha="6.5"
+    )
+    out = folder / "arcvsa-9.9.9.ova"
+    pack_ova(disk_image=qcow2, out=out, build=build, convert_timeout=120)
+    verify_ova(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Vcsim]:
+    with Vcsim() as sim:
+        yield sim
+
+
+@pytest.fixture
+def si(site: Vcsim) -> Iterator[vim.ServiceInstance]:
+    with connect(
+        site.host,
+        site.port,
+        site.username,
+        site.password,
+        thumbprint_sha256=site.thumbprint_sha256,
+        timeout=TIMEOUT,
+    ) as instance:
+        yield instance
+
+
+def _member(ova: Path, suffix: str) -> bytes:
+    with tarfile.open(ova) as tar:
+        name = next(n for n in tar.getnames() if n.endswith(suffix))
+        fh = tar.extractfile(name)
+        assert fh is not None
+        return fh.read()
+
+
+def _placement(
+    si: vim.ServiceInstance,
+) -> tuple[vim.Datacenter, vim.ResourcePool, vim.Datastore, vim.Network]:
+    content = si.RetrieveContent()
+    dc = next(
+        e for e in content.rootFolder.childEntity if isinstance(e, vim.Datacenter) and e.name == DATACENTER
+    )
+    cluster = next(e for e in dc.hostFolder.childEntity if isinstance(e, vim.ClusterComputeResource))
+    datastore = next(d for d in dc.datastore if d.name == DATASTORES[0])
+    network = next(n for n in dc.network if n.name == "VM Network")
+    assert cluster.resourcePool is not None
+    return dc, cluster.resourcePool, datastore, network
+
+
+def create_import_spec(
+    ovf_manager: OvfManagerLike,
+    descriptor: bytes,
+    pool: vim.ResourcePool,
+    datastore: vim.Datastore,
+    network: vim.Network,
+    *,
+    name: str,
+    option: str,
+    values: Mapping[str, str],
+) -> Any:
+    """Validate the descriptor ourselves, then ask the (simulated) vCenter for an import spec."""
+    validate_descriptor(descriptor)
+    params = vim.OvfManager.CreateImportSpecParams(
+        entityName=name,
+        deploymentOption=option,
+        diskProvisioning="thin",
+        propertyMapping=[vim.KeyValue(key=k, value=v) for k, v in values.items()],
+        networkMapping=[vim.OvfManager.NetworkMapping(name="VM Network", network=network)],
+    )
+    return ovf_manager.CreateImportSpec(descriptor.decode(), pool, datastore, params)
+
+
+def _wait_lease(lease: vim.HttpNfcLease) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while lease.state == vim.HttpNfcLease.State.initializing:
+        if time.monotonic() > deadline:
+            raise TimeoutError("HttpNfcLease stayed initializing")
+        time.sleep(0.1)
+    if lease.state != vim.HttpNfcLease.State.ready:
+        raise AssertionError(f"lease {lease.state}: {lease.error}")
+
+
+def _upload(url: str, endpoint: str, data: bytes, thumbprint: str, lease: vim.HttpNfcLease) -> list[int]:
+    """POST the VMDK in chunks, reporting progress to the lease; returns the percentages sent.
+
+    A device URL whose host is "*" means "the host:port you connected to" (vSphere API docs).
+    """
+    host = endpoint.rsplit(":", 1)[0]
+    parts = urlsplit(url.replace("*", endpoint, 1))
+    conn = http.client.HTTPSConnection(
+        parts.hostname or host, parts.port or 443, context=pinned_context(thumbprint), timeout=TIMEOUT
+    )
+    sent: list[int] = []
+    try:
+        conn.putrequest("POST", parts.path)
+        conn.putheader("Content-Type", "application/x-vnd.vmware-streamVmdk")
+        conn.putheader("Content-Length", str(len(data)))
+        conn.endheaders()
+        for offset in range(0, len(data), CHUNK):
+            conn.send(data[offset : offset + CHUNK])
+            percent = min(99, (offset + CHUNK) * 100 // len(data))
+            lease.HttpNfcLeaseProgress(percent)
+            sent.append(percent)
+        response = conn.getresponse()
+        response.read()
+        assert response.status == 200, f"upload answered HTTP {response.status}"
+    finally:
+        conn.close()
+    return sent
+
+
+def _ovf_manager(si: vim.ServiceInstance) -> OvfManagerLike:
+    manager = si.RetrieveContent().ovfManager
+    assert manager is not None
+    return manager
+
+
+def _find_vm(si: vim.ServiceInstance, dc: vim.Datacenter, name: str) -> vim.VirtualMachine | None:
+    index = si.RetrieveContent().searchIndex
+    assert index is not None
+    found = index.FindChild(dc.vmFolder, name)
+    return found if isinstance(found, vim.VirtualMachine) else None
+
+
+def test_ova_imports_with_properties_and_deployment_option(
+    si: vim.ServiceInstance, site: Vcsim, ova: Path
+) -> None:
+    dc, pool, datastore, network = _placement(si)
+    descriptor = _member(ova, ".ovf")
+    disk_name = next(f.get(q(OVF, "href")) for f in parse_envelope(descriptor).iter(q(OVF, "File")))
+    vmdk = _member(ova, ".vmdk")
+    name = "arcvsa-import-medium"
+
+    result = create_import_spec(
+        _ovf_manager(si),
+        descriptor,
+        pool,
+        datastore,
+        network,
+        name=name,
+        option="medium",
+        values=PROPERTIES,
+    )
+    assert not result.error, [e.localizedMessage for e in result.error]
+    assert [item.path for item in result.fileItem] == [disk_name]
+
+    lease = pool.ImportVApp(spec=result.importSpec, folder=dc.vmFolder, host=None)
+    _wait_lease(lease)
+    assert lease.info is not None
+    uploads = {item.deviceId: item for item in result.fileItem}
+    progress: list[int] = []
+    for device in lease.info.deviceUrl:
+        assert device.importKey in uploads, f"no file for {device.importKey}"
+        progress += _upload(device.url, f"{site.host}:{site.port}", vmdk, site.thumbprint_sha256, lease)
+    assert progress and progress == sorted(progress)
+    received = lease.HttpNfcLeaseGetManifest()
+    assert [(m.sha1, m.size) for m in received] == [(hashlib.sha1(vmdk).hexdigest(), len(vmdk))]  # noqa: S324
+    lease.HttpNfcLeaseComplete()
+
+    vm = _find_vm(si, dc, name)
+    assert vm is not None, "the imported VM is in the datacenter's VM folder"
+    config: Any = vm.config
+    assert config is not None and config.vAppConfig is not None
+    values = {p.id: p.value or "" for p in config.vAppConfig.property}
+    assert list(values) == property_keys(parse_envelope(descriptor))
+    assert values == {key: PROPERTIES.get(key, "") for key in values}
+    labels = {p.id: p.label for p in config.vAppConfig.property}
+    assert labels["admin_password"] == "Administrator password"
+    assert (config.hardware.numCPU, config.hardware.memoryMB) == (4, 16384), "the medium option"
+    devices = config.hardware.device
+    assert any(isinstance(d, vim.vm.device.ParaVirtualSCSIController) for d in devices)
+    assert any(isinstance(d, vim.vm.device.VirtualVmxnet3) for d in devices)
+    assert any(isinstance(d, vim.vm.device.VirtualDisk) for d in devices)
+    assert config.version == "vmx-19"
+
+
+def test_default_option_is_small(si: vim.ServiceInstance, ova: Path) -> None:
+    _dc, pool, datastore, network = _placement(si)
+    result = create_import_spec(
+        _ovf_manager(si),
+        _member(ova, ".ovf"),
+        pool,
+        datastore,
+        network,
+        name="arcvsa-spec-only",
+        option="",
+        values={},
+    )
+    spec = result.importSpec.configSpec
+    assert (spec.numCPUs, spec.memoryMB) == (2, 8192)
+
+
+class RecordingOvfManager:
+    """Stands in for vCenter's OvfManager to prove it is never reached with a bad descriptor."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def CreateImportSpec(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        raise AssertionError("CreateImportSpec must not be called")
+
+
+def test_malformed_descriptor_is_refused_before_vcsim(si: vim.ServiceInstance, ova: Path) -> None:
+    dc, pool, datastore, network = _placement(si)
+    root = parse_envelope(_member(ova, ".ovf"))
+    disk = root.find(f"{q(OVF, 'DiskSection')}/{q(OVF, 'Disk')}")
+    assert disk is not None
+    disk.set(q(OVF, "fileRef"), "file-gone")
+    spy = RecordingOvfManager()
+    with pytest.raises(DescriptorInvalid, match="ovf:fileRef 'file-gone' names no References/File"):
+        create_import_spec(
+            spy, serialize(root), pool, datastore, network, name="bad", option="small", values={}
+        )
+    assert spy.calls == 0
+    assert _find_vm(si, dc, "bad") is None

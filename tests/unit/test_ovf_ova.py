@@ -1,0 +1,193 @@
+"""OVA packing from a real (small) qcow2: member order, SHA-256 manifest, streamOptimized disk."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from ovf.build_manifest import BuildManifest, read_build_manifest
+from ovf.cli import main as ovf_cli
+from ovf.envelope import parse_envelope
+from ovf.errors import PackageInvalid
+from ovf.manifest import parse_manifest, render_manifest
+from ovf.namespaces import OVF, q
+from ovf.ova import pack_ova, verify_ova
+from ovf.vmdk import image_info
+
+BUILD = BuildManifest(
+    version="1.2.3", git_version="v1.2.3-4-gabcdef0", kernel="6.12.41+deb13-amd64", openzfs="2.3.2-2",
+    nfs_ganesha="6.5-2", source_date_epoch=1_700_000_000,
+)  # fmt: skip
+VIRTUAL_SIZE = 64 * 1024**2
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    assert path, f"{name} not installed (make ova-setup installs OVA_APT_PACKAGES)"
+    return path
+
+
+@pytest.fixture(scope="module")
+def qcow2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 64 MiB qcow2 with 2 MiB of data, made with qemu-img as `make image` would."""
+    folder = tmp_path_factory.mktemp("disk")
+    raw = folder / "disk.raw"
+    with raw.open("wb") as fh:
+        fh.truncate(VIRTUAL_SIZE)
+        fh.seek(1024**2)
+        fh.write(hashlib.sha256(b"arcvsa").digest() * (2 * 1024**2 // 32))
+    image = folder / "arcvsa-1.2.3.qcow2"
+    subprocess.run(
+        [_tool("qemu-img"), "convert", "-f", "raw", "-O", "qcow2", str(raw), str(image)],
+        check=True,
+        timeout=60,
+    )
+    return image
+
+
+@pytest.fixture(scope="module")
+def ova(qcow2: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist") / "arcvsa-1.2.3.ova"
+    pack_ova(disk_image=qcow2, out=out, build=BUILD, convert_timeout=120)
+    return out
+
+
+def test_tar_lists_the_ovf_first_then_the_manifest(ova: Path) -> None:
+    listing = subprocess.run(
+        [_tool("tar"), "tf", str(ova)], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert listing.stdout.splitlines() == [
+        "arcvsa-1.2.3.ovf",
+        "arcvsa-1.2.3.mf",
+        "arcvsa-1.2.3-disk1.vmdk",
+        "build-manifest.json",
+    ]
+
+
+def test_archive_is_ustar_with_neutral_owners(ova: Path) -> None:
+    with ova.open("rb") as fh:
+        header = fh.read(512)
+    assert header[257:263] == b"ustar\x00"
+    with tarfile.open(ova) as tar:
+        for member in tar.getmembers():
+            assert (member.uid, member.gid, member.uname, member.mode) == (0, 0, "root", 0o644)
+            assert member.mtime == BUILD.source_date_epoch
+
+
+def test_every_sha256_in_the_manifest_matches(ova: Path) -> None:
+    with tarfile.open(ova) as tar:
+        blobs = {}
+        for member in tar.getmembers():
+            fh = tar.extractfile(member)
+            assert fh is not None
+            blobs[member.name] = fh.read()
+    manifest = parse_manifest(blobs["arcvsa-1.2.3.mf"].decode())
+    assert set(manifest) == set(blobs) - {"arcvsa-1.2.3.mf"}
+    for name, (algorithm, digest) in manifest.items():
+        assert algorithm == "SHA256"
+        assert hashlib.sha256(blobs[name]).hexdigest() == digest, name
+    for line in blobs["arcvsa-1.2.3.mf"].decode().splitlines():
+        assert line.startswith("SHA256(") and ")= " in line
+
+
+def test_disk_is_stream_optimized_and_described(ova: Path, tmp_path: Path) -> None:
+    with tarfile.open(ova) as tar:
+        tar.extract("arcvsa-1.2.3-disk1.vmdk", tmp_path, filter="data")
+        fh = tar.extractfile("arcvsa-1.2.3.ovf")
+        assert fh is not None
+        root = parse_envelope(fh.read())
+    info = image_info(tmp_path / "arcvsa-1.2.3-disk1.vmdk")
+    assert info.format == "vmdk" and info.vmdk_create_type() == "streamOptimized"
+    assert info.virtual_size == VIRTUAL_SIZE
+    disk = root.find(f"{q(OVF, 'DiskSection')}/{q(OVF, 'Disk')}")
+    assert disk is not None and disk.get(q(OVF, "capacity")) == str(VIRTUAL_SIZE)
+    ref = root.find(f"{q(OVF, 'References')}/{q(OVF, 'File')}")
+    assert ref is not None
+    assert ref.get(q(OVF, "size")) == str((tmp_path / "arcvsa-1.2.3-disk1.vmdk").stat().st_size)
+
+
+def test_build_manifest_is_inside(ova: Path) -> None:
+    with tarfile.open(ova) as tar:
+        fh = tar.extractfile("build-manifest.json")
+        assert fh is not None
+        assert BuildManifest.model_validate_json(fh.read()) == BUILD
+
+
+def test_verify_accepts_the_package(ova: Path) -> None:
+    verified = verify_ova(ova)
+    assert verified.disk_member == "arcvsa-1.2.3-disk1.vmdk"
+
+
+def _rewrite(src: Path, dst: Path, *, order: list[str] | None = None, corrupt: str | None = None) -> None:
+    with tarfile.open(src) as tar:
+        members = {}
+        for member in tar.getmembers():
+            fh = tar.extractfile(member)
+            assert fh is not None
+            members[member.name] = (member, fh.read())
+    with tarfile.open(dst, "w", format=tarfile.USTAR_FORMAT) as out:
+        for name in order or list(members):
+            info, data = members[name]
+            if name == corrupt:
+                data = data[:-1] + bytes([data[-1] ^ 0xFF])
+            out.addfile(info, io.BytesIO(data))
+
+
+def test_verify_refuses_a_corrupted_disk(ova: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ova"
+    _rewrite(ova, bad, corrupt="arcvsa-1.2.3-disk1.vmdk")
+    with pytest.raises(PackageInvalid, match=r"arcvsa-1.2.3-disk1.vmdk: SHA-256 .* does not match"):
+        verify_ova(bad)
+
+
+def test_verify_refuses_the_ovf_not_first(ova: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.ova"
+    _rewrite(
+        ova,
+        bad,
+        order=["arcvsa-1.2.3.mf", "arcvsa-1.2.3.ovf", "arcvsa-1.2.3-disk1.vmdk", "build-manifest.json"],
+    )
+    with pytest.raises(PackageInvalid, match=r"first member must be the \.ovf"):
+        verify_ova(bad)
+
+
+def test_manifest_text_format() -> None:
+    text = render_manifest([("a.ovf", "ab" * 32)])
+    assert text == f"SHA256(a.ovf)= {'ab' * 32}\n"
+    with pytest.raises(PackageInvalid, match="not 'SHA256"):
+        parse_manifest("SHA256 a.ovf = 00\n")
+
+
+def test_cli_packs_from_the_image_build_record(
+    qcow2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "arcvsa-1.2.3.json"
+    record.write_text(
+        json.dumps(
+            {
+                "version": "1.2.3",
+                "kernel": "6.12.41+deb13-amd64",
+                "zfs_module": "2.3.2-2",
+                "packages": {"nfs-ganesha": "6.5-2", "zfs-dkms": "2.3.2-2"},
+            }
+        )
+    )
+    assert read_build_manifest(record)["nfs_ganesha"] == "6.5-2"
+    out = tmp_path / "cli.ova"
+    code = ovf_cli(["pack", "--disk", str(qcow2), "--image-manifest", str(record), "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    assert "wrote" in capsys.readouterr().out
+    assert verify_ova(out).members[0] == "arcvsa-1.2.3.ovf"
+
+
+def test_cli_refuses_to_guess_versions(qcow2: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="missing build inputs"):
+        ovf_cli(["pack", "--disk", str(qcow2), "--version", "1", "--out", str(tmp_path / "x.ova")])
+    assert not (tmp_path / "x.ova").exists()
