@@ -1,0 +1,276 @@
+"""The appliance VM of the lab: the built image booted under qemu (TCG), LUNs from the lab SAN.
+
+The image is never written: the VM boots a qcow2 overlay that has the image as backing file. LUNs come
+from the SAN's NBD exports, the two SSDs (SLOG, L2ARC) are local qcow2 files; every virtio disk has a
+serial, so the guest sees stable ``/dev/disk/by-id/virtio-<serial>`` names. The network is qemu's user
+mode with ``restrict=on`` (the guest reaches nothing outside) and forwards bound to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lab.process import CommandError, Daemon, run, spawn, wait_for_path
+from lab.qmp import Qmp, QmpError
+from lab.san import Lun
+
+# Guest ports forwarded from the host: SSH, HTTPS (api), NFS, portmapper, mountd (pinned in ganesha).
+GUEST_PORTS: dict[str, int] = {"ssh": 22, "https": 443, "nfs": 2049, "portmapper": 111, "mountd": 20048}
+SSD_SERIALS = ("ssd-slog", "ssd-l2arc")
+SSH_OPTIONS = [
+    "-o",
+    "BatchMode=yes",
+    "-o",
+    "StrictHostKeyChecking=no",
+    "-o",
+    "UserKnownHostsFile=/dev/null",
+    "-o",
+    "LogLevel=ERROR",
+    "-o",
+    "ConnectTimeout=10",
+    "-o",
+    "ServerAliveInterval=10",
+]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class VmConfig:
+    """What to boot and with what: image, state folder, LUNs, SSD sizes, memory, CPUs, forwards.
+
+    ``fresh`` makes a new OS overlay and new SSDs; otherwise they are kept from the last boot.
+    ``tied``: qemu ends with this process (test fixtures), see :func:`lab.process.spawn`.
+    """
+
+    image: Path
+    directory: Path
+    san_socket: Path
+    luns: list[Lun]
+    ssh_key: Path
+    ssd_size_bytes: int = 2 << 30
+    memory_mib: int = 4096
+    cpus: int = 2
+    cdrom: Path | None = None
+    fresh: bool = True
+    tied: bool = False
+    host_ports: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in GUEST_PORTS:
+            self.host_ports.setdefault(name, free_port())
+
+
+class ApplianceVm:
+    """A running (or stopped) appliance VM; see the module docstring for its wiring."""
+
+    def __init__(self, config: VmConfig) -> None:
+        self.config = config
+        self.directory = config.directory
+        self.overlay = config.directory / "os.qcow2"
+        self.qmp_path = config.directory / "vm.qmp"
+        self.console = config.directory / "console.log"
+        self.log = config.directory / "qemu.log"
+        self.daemon: Daemon | None = None
+        self.started_at = 0.0
+
+    def ssd_paths(self) -> list[Path]:
+        """The SSD disk files, in SSD_SERIALS order."""
+        return [self.directory / f"{serial}.qcow2" for serial in SSD_SERIALS]
+
+    def prepare_disks(self) -> None:
+        """Make the OS overlay and the SSD files; kept from an earlier boot unless ``fresh``.
+
+        A kept overlay is a rebooted appliance (its pools, exports and keys survive); one whose backing
+        file is not this image is made anew.
+        """
+        self.directory.mkdir(parents=True, exist_ok=True)
+        image = str(self.config.image.resolve())
+        if self.config.fresh or self._overlay_backing() != image:
+            self.overlay.unlink(missing_ok=True)
+            for path in self.ssd_paths():
+                path.unlink(missing_ok=True)
+            run(
+                ["qemu-img", "create", "-q", "-f", "qcow2", "-b", image, "-F", "qcow2", str(self.overlay)],
+                timeout=60,
+            )
+        for path in self.ssd_paths():
+            if not path.exists():
+                size = str(self.config.ssd_size_bytes)
+                run(["qemu-img", "create", "-q", "-f", "qcow2", str(path), size], timeout=60)
+
+    def _overlay_backing(self) -> str | None:
+        if not self.overlay.is_file():
+            return None
+        info = json.loads(run(["qemu-img", "info", "--output=json", "-U", str(self.overlay)], timeout=60))
+        backing = info.get("full-backing-filename") or info.get("backing-filename")
+        return str(backing) if backing else None
+
+    def argv(self) -> list[str]:
+        """The qemu command line."""
+        cfg = self.config
+        forwards = ",".join(
+            f"hostfwd=tcp:127.0.0.1:{cfg.host_ports[name]}-:{port}" for name, port in GUEST_PORTS.items()
+        )
+        argv = [
+            "qemu-system-x86_64",
+            "-name",
+            "arcvsa-lab",
+            "-accel",
+            "tcg,thread=multi",
+            "-cpu",
+            "max",
+            "-smp",
+            str(cfg.cpus),
+            "-m",
+            str(cfg.memory_mib),
+            "-nodefaults",
+            "-display",
+            "none",
+            "-serial",
+            f"file:{self.console}",
+            "-qmp",
+            f"unix:{self.qmp_path},server=on,wait=off",
+            "-device",
+            "virtio-rng-pci",
+            "-netdev",
+            f"user,id=net0,restrict=on,{forwards}",
+            "-device",
+            "virtio-net-pci,netdev=net0,romfile=",
+            "-blockdev",
+            f"driver=qcow2,node-name=os,file.driver=file,file.filename={self.overlay}",
+            "-device",
+            "virtio-blk-pci,id=dev-os,drive=os,serial=os,bootindex=0",
+        ]
+        for lun in cfg.luns:
+            argv += [
+                "-blockdev",
+                f"driver=nbd,node-name={lun.name},server.type=unix,server.path={cfg.san_socket},export={lun.name}",
+                "-device",
+                f"virtio-blk-pci,id=dev-{lun.name},drive={lun.name},serial={lun.name}",
+            ]
+        for serial, path in zip(SSD_SERIALS, self.ssd_paths(), strict=True):
+            argv += [
+                "-blockdev",
+                f"driver=qcow2,node-name={serial},file.driver=file,file.filename={path}",
+                "-device",
+                f"virtio-blk-pci,id=dev-{serial},drive={serial},serial={serial}",
+            ]
+        if cfg.cdrom is not None:
+            argv += [
+                "-blockdev",
+                f"driver=raw,node-name=ovfenv,read-only=on,file.driver=file,file.filename={cfg.cdrom}",
+                "-device",
+                "ide-cd,drive=ovfenv",
+            ]
+        return argv
+
+    def start(self) -> ApplianceVm:
+        """Prepare the disks and start qemu (returns once its QMP socket is up, not the guest)."""
+        self.prepare_disks()
+        self.qmp_path.unlink(missing_ok=True)
+        self.console.unlink(missing_ok=True)
+        self.started_at = time.monotonic()
+        self.daemon = spawn(self.argv(), log=self.log, marker=str(self.qmp_path), tied=self.config.tied)
+        wait_for_path(self.qmp_path, self.daemon, 30)
+        return self
+
+    def ssh_argv(self, remote: list[str]) -> list[str]:
+        """An ssh command line that runs ``remote`` as root in the guest.
+
+        ssh hands the remote side one string for the guest's shell: each word is quoted for it.
+        """
+        return [
+            "ssh",
+            *SSH_OPTIONS,
+            "-i",
+            str(self.config.ssh_key),
+            "-p",
+            str(self.config.host_ports["ssh"]),
+            "root@127.0.0.1",
+            "--",
+            shlex.join(remote),
+        ]
+
+    def ssh(self, remote: list[str], *, timeout: float = 120.0, input_bytes: bytes | None = None) -> str:
+        """Run ``remote`` (an argv) in the guest as root; return its stdout."""
+        return run(self.ssh_argv(remote), timeout=timeout, input_bytes=input_bytes)
+
+    def wait_ssh(self, timeout: float = 300.0) -> float:
+        """Wait until SSH answers; return seconds since qemu started. Fails early if qemu died."""
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            if self.daemon is None or not self.daemon.alive():
+                raise CommandError(
+                    ["qemu-system-x86_64"], -1, f"qemu ended; see {self.log} and {self.console}"
+                )
+            try:
+                self.ssh(["true"], timeout=30)
+                return time.monotonic() - self.started_at
+            except CommandError as err:
+                last = err.stderr
+            time.sleep(2)
+        raise CommandError(["ssh"], None, f"no SSH within {timeout:.0f} s (last: {last}); see {self.console}")
+
+    def qmp(self) -> Qmp:
+        """A QMP connection to this VM's qemu (close it when done)."""
+        return Qmp(self.qmp_path)
+
+    def blockstats(self) -> dict[str, dict[str, Any]]:
+        """``query-blockstats`` per disk, keyed by serial/node name (lun0, ssd-slog, os, …)."""
+        with self.qmp() as qmp:
+            entries = qmp.execute("query-blockstats")
+        stats: dict[str, dict[str, Any]] = {}
+        for entry in entries:
+            qdev = str(entry.get("qdev", ""))
+            name = entry.get("node-name") or ""
+            for part in qdev.split("/"):
+                if part.startswith("dev-"):
+                    name = part[len("dev-") :]
+            stats[name] = entry["stats"]
+        return stats
+
+    def shutdown(self, timeout: float = 120.0) -> bool:
+        """ACPI power-off and wait; kill qemu if the guest does not go down in time. True if clean."""
+        if self.daemon is None:
+            return True
+        clean = power_off(self.daemon, self.qmp_path, timeout)
+        self.daemon = None
+        return clean
+
+    def kill(self) -> None:
+        """Stop qemu at once (power cut)."""
+        if self.daemon is not None:
+            self.daemon.stop(grace=5)
+            self.daemon = None
+        self.qmp_path.unlink(missing_ok=True)
+
+
+def power_off(daemon: Daemon, qmp_path: Path, timeout: float = 120.0) -> bool:
+    """ACPI power button, wait up to ``timeout``, then kill. True when the guest shut down by itself."""
+    if not daemon.alive():
+        qmp_path.unlink(missing_ok=True)
+        return True
+    clean = False
+    if daemon.alive():
+        try:
+            with Qmp(qmp_path) as qmp:
+                qmp.execute("system_powerdown")
+            clean = daemon.wait_exit(timeout)
+        except (OSError, QmpError):
+            clean = False
+    daemon.stop(grace=5)
+    qmp_path.unlink(missing_ok=True)
+    return clean

@@ -1,0 +1,84 @@
+"""Lab tier: the real appliance image booted under qemu, LUNs from the lab SAN (DESIGN.md section 5).
+
+Lab tests skip when the image or the host tools are missing, unless ARCVSA_LAB_REQUIRED=1 (set by
+``make lab-smoke``): then a missing piece fails the run instead of hiding it. ARCVSA_LAB_IMAGE and
+ARCVSA_LAB_KEY test another disk than the last build's lab disk (e.g. one packer provisioned).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.san import San, make_luns
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = REPO / "build" / "image" / "latest.json"
+HOST_TOOLS = ("qemu-system-x86_64", "qemu-storage-daemon", "qemu-img", "ssh", "nfs-cp")
+LUN_SIZE = 1 << 30
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "lab: boots the appliance image under qemu (minutes; needs `make image`)"
+    )
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip, or fail when the lab was asked for explicitly."""
+    if os.environ.get("ARCVSA_LAB_REQUIRED") == "1":
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def lab_image() -> tuple[Path, Path]:
+    """The lab disk of the last image build and its lab-only SSH key."""
+    absent = [tool for tool in HOST_TOOLS if shutil.which(tool) is None]
+    if absent:
+        missing(f"host tools missing: {absent} (make setup)")
+    override = os.environ.get("ARCVSA_LAB_IMAGE"), os.environ.get("ARCVSA_LAB_KEY")
+    if override[0] and override[1]:
+        image, key = Path(override[0]), Path(override[1])
+    elif MANIFEST.is_file():
+        data = json.loads(MANIFEST.read_text(encoding="utf-8"))
+        image, key = Path(data.get("lab_image") or ""), Path(data.get("lab_key") or "")
+    else:
+        missing(f"no image build ({MANIFEST}): run `make image`")
+    if not image.is_file() or not key.is_file():
+        missing(f"lab disk {image} or key {key} missing: run `make image`")
+    return image, key
+
+
+@pytest.fixture(scope="module")
+def san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[San]:
+    """Two 1 GiB LUNs (filled with data) served by qemu-storage-daemon; stopped afterwards."""
+    directory = tmp_path_factory.mktemp("san")
+    san = San(directory, make_luns(directory / "luns", 2, LUN_SIZE), tied=True)
+    try:
+        yield san.start()
+    finally:
+        san.stop()
+
+
+@pytest.fixture(scope="module")
+def appliance(
+    lab_image: tuple[Path, Path], san: San, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ApplianceVm]:
+    """The appliance booted on the SAN's LUNs with two SSDs, reachable over SSH; powered off afterwards."""
+    image, key = lab_image
+    vm = ApplianceVm(VmConfig(image, tmp_path_factory.mktemp("vm"), san.socket, san.luns, key, tied=True))
+    try:
+        vm.start()
+        seconds = vm.wait_ssh(timeout=600)
+        print(f"\nboot to SSH: {seconds:.1f} s")
+        yield vm
+    finally:
+        vm.shutdown(timeout=120)
