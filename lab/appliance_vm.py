@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import socket
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lab.process import CommandError, Daemon, run, spawn, wait_for_path
+from lab.process import CommandError, Daemon, free_port, run, spawn, wait_for_path
 from lab.qmp import Qmp, QmpError
 from lab.san import Lun
 
@@ -37,13 +36,6 @@ SSH_OPTIONS = [
     "-o",
     "ServerAliveInterval=10",
 ]
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that is free right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass

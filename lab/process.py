@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import os
 import signal
+import socket
 import subprocess
 import time
 from dataclasses import dataclass
@@ -142,3 +143,10 @@ def wait_for_path(path: Path, daemon: Daemon, timeout: float) -> None:
         if time.monotonic() > deadline:
             raise CommandError([str(daemon.pid)], None, f"{path} did not appear in {timeout:.0f} s")
         time.sleep(0.1)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

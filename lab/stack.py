@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -13,11 +12,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from lab.process import free_port
 
 
 class ApiServer:

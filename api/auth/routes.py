@@ -13,6 +13,13 @@ public = APIRouter(prefix="/api/auth", tags=["auth"])
 router = APIRouter(prefix="/api/auth", tags=["auth"])
 
 
+def _login(body: LoginRequest, request: Request, db: Db, settings: AppSettings) -> service.NewSession:
+    client = request.client.host if request.client else "unknown"
+    return service.login(
+        db, request.app.state.throttle, client, body.username, body.password, settings.session_hours
+    )
+
+
 @public.post(
     "/login",
     responses={401: {"model": ErrorBody}, 429: {"model": ErrorBody}},
@@ -21,10 +28,7 @@ def login(
     body: LoginRequest, request: Request, response: Response, db: Db, settings: AppSettings
 ) -> LoginResult:
     """Log in; sets the session cookie (HttpOnly) and the CSRF cookie the web sends back as a header."""
-    client = request.client.host if request.client else "unknown"
-    new = service.login(
-        db, request.app.state.throttle, client, body.username, body.password, settings.session_hours
-    )
+    new = _login(body, request, db, settings)
     max_age = int(settings.session_hours * 3600)
     secure = settings.cookie_secure
     response.set_cookie(
@@ -46,10 +50,7 @@ def login(
 @public.post("/token", responses={401: {"model": ErrorBody}, 429: {"model": ErrorBody}})
 def token(body: LoginRequest, request: Request, db: Db, settings: AppSettings) -> TokenResult:
     """Log in as a script: a bearer token in the body, no cookies (same checks and throttle as login)."""
-    client = request.client.host if request.client else "unknown"
-    new = service.login(
-        db, request.app.state.throttle, client, body.username, body.password, settings.session_hours
-    )
+    new = _login(body, request, db, settings)
     return TokenResult(token=new.token, expires_at=new.expires_at)
 
 

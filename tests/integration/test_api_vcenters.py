@@ -12,6 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from support.api import client_for, logged_in, make_settings
 
+from lab.process import free_port
+
 pytestmark = pytest.mark.integration
 
 
@@ -32,12 +34,6 @@ def _form(vcsim: Any, **overrides: Any) -> dict[str, Any]:
     }
     body.update(overrides)
     return body
-
-
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_certificate_shows_the_thumbprint_to_accept(admin: TestClient, vcsim: Any) -> None:
@@ -75,7 +71,7 @@ def test_wrong_password_is_refused_on_the_password_field(admin: TestClient, vcsi
 
 def test_unreachable_address_is_a_clear_4xx_quickly(admin: TestClient, vcsim: Any) -> None:
     started = time.monotonic()
-    r = admin.post("/api/vcenters", json=_form(vcsim, port=_closed_port()))
+    r = admin.post("/api/vcenters", json=_form(vcsim, port=free_port()))
     assert time.monotonic() - started < 15
     assert r.status_code == 422
     assert r.json()["code"] == "vcenter_unreachable"
