@@ -50,14 +50,17 @@ $(VCSIM):
 	go install github.com/vmware/govmomi/vcsim@$(VCSIM_VERSION)
 
 # Re-pin the Python dependencies after editing pyproject.toml. The lock keeps hashes, not registry URLs.
+# requirements.runtime.lock (what the appliance image ships) is the runtime subset of the same pins.
 lock:
 	$(UV) pip compile -q pyproject.toml --group dev --generate-hashes --universal -o requirements.lock
+	$(UV) pip compile -q pyproject.toml --generate-hashes --universal -c requirements.lock \
+		-o requirements.runtime.lock
 
 ## product -------------------------------------------------------------------------------------
 web: web/node_modules/.synced
 	cd web && npm run --silent build
 
-demo: setup web
+demo: setup web image
 	$(PY) -m lab.demo
 
 ## checks --------------------------------------------------------------------------------------
@@ -93,6 +96,8 @@ test: setup
 	$(MAKE) --no-print-directory openapi-check
 	$(MAKE) --no-print-directory web
 	$(PY) -m pytest tests/unit tests/integration tests/e2e
+	$(MAKE) --no-print-directory lab-smoke
+	$(MAKE) --no-print-directory ova-test
 
 clean:
 	rm -rf var dist web/dist

@@ -10,13 +10,20 @@ from fastapi.responses import FileResponse
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 
 from api import db, errors, health
+from api.appliance import routes as appliance_routes
+from api.appliance import service as appliance_service
 from api.auth import routes as auth_routes
 from api.auth import service as auth_service
 from api.auth.throttle import LoginThrottle
+from api.deployments import routes as deployment_routes
+from api.deployments import service as deployment_service
 from api.deps import require_principal
+from api.jobs import routes as job_routes
 from api.secretbox import SecretBox
 from api.settings import Settings
+from api.storage import routes as storage_routes
 from api.vcenters import routes as vcenter_routes
+from appliance.control.gateway import Gateway
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -48,7 +55,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     factory = db.session_factory(engine)
     with factory() as s:
         password = settings.admin_password.get_secret_value() if settings.admin_password else None
-        auth_service.ensure_admin(s, settings.admin_user, password)
+        auth_service.ensure_admin(
+            s, settings.admin_user, password, appliance_service.admin_password_hash(settings)
+        )
 
     # The schema is served behind login like every route (below); no CDN-backed docs pages.
     app = FastAPI(title="arcvsa", version=_version(), openapi_url=None, docs_url=None, redoc_url=None)
@@ -56,6 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.sessionmaker = factory
     app.state.secretbox = SecretBox(settings.key_file)
     app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
+    # The one way to the storage tools (zpool, zfs, ...); tests replace it with recorded outputs.
+    app.state.storage_gateway = Gateway()
+    app.state.jobs = deployment_service.job_runner(app.state)
     errors.install(app)
     app.add_middleware(_SecurityHeaders)
 
@@ -65,6 +77,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     guarded = [Depends(require_principal)]
     app.include_router(auth_routes.router, dependencies=guarded)
     app.include_router(vcenter_routes.router, dependencies=guarded)
+    app.include_router(appliance_routes.router, dependencies=guarded)
+    app.include_router(storage_routes.router, dependencies=guarded)
+    app.include_router(deployment_routes.router, dependencies=guarded)
+    app.include_router(job_routes.router, dependencies=guarded)
 
     @app.get("/api/openapi.json", include_in_schema=False, dependencies=guarded)
     def openapi() -> dict[str, Any]:
@@ -72,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     if settings.web_dist:
         _serve_web(app, settings.web_dist)
+    app.state.jobs.resume_interrupted()  # jobs a stopped api left running go on
     return app
 
 

@@ -14,6 +14,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from appliance.control import errors as ctl
+from ovf.errors import DescriptorInvalid
 from provisioning import errors as vc
 
 
@@ -67,7 +69,27 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     vc.CertificateUntrusted: (422, "certificate_untrusted"),
     vc.ThumbprintMismatch: (422, "thumbprint_mismatch"),
     vc.NotAVCenter: (422, "not_a_vcenter"),
+    vc.SessionExpired: (422, "vcenter_session_expired"),
     vc.VCenterError: (422, "vcenter_error"),
+    # a DeploymentPlan refused before any change
+    vc.NameCollision: (409, "name_collision"),
+    vc.HostNotInCluster: (422, "host_not_in_cluster"),
+    vc.SnapshotMissing: (422, "snapshot_missing"),
+    vc.InsufficientSpace: (422, "insufficient_space"),
+    vc.InsufficientResources: (422, "insufficient_resources"),
+    vc.PlacementNotFound: (422, "placement_not_found"),
+    vc.PlanError: (422, "plan_invalid"),
+    DescriptorInvalid: (422, "ovf_descriptor_invalid"),
+    # the appliance's storage tools (appliance.control): refused before any tool ran, or a tool's fault
+    ctl.InvalidName: (422, "invalid_name"),
+    ctl.Refused: (422, "refused"),
+    ctl.InvalidRequest: (422, "invalid_request"),
+    ctl.AlreadyExists: (409, "already_exists"),
+    ctl.DeviceInUse: (409, "device_in_use"),
+    ctl.Conflict: (409, "storage_conflict"),
+    ctl.NotFound: (404, "not_found"),
+    ctl.CommandTimeout: (504, "command_timeout"),
+    ctl.SystemFault: (502, "system_fault"),
 }
 
 
@@ -77,6 +99,9 @@ class ErrorBody(BaseModel):
     field: str | None = Field(default=None, description="The input field the error is about, if any")
     thumbprint: str | None = Field(
         default=None, description="For certificate errors: the SHA-256 thumbprint the server presented"
+    )
+    names: list[str] | None = Field(
+        default=None, description="For name collisions: the names taken by objects arcvsa does not own"
     )
 
 
@@ -91,6 +116,8 @@ def _body(exc: Exception, code: str) -> dict[str, Any]:
     body: dict[str, Any] = {"detail": str(exc), "code": code, "field": getattr(exc, "field", None)}
     if isinstance(exc, vc.CertificateUntrusted | vc.ThumbprintMismatch):
         body["thumbprint"] = exc.thumbprint
+    if isinstance(exc, vc.NameCollision):
+        body["names"] = exc.names
     body.update(getattr(exc, "extra", {}))
     return body
 

@@ -16,6 +16,10 @@ class Settings(BaseSettings):
         default=Path("/var/lib/arcvsa"),
         description="Where the SQLite database, the secrets key and the TLS certificate live",
     )
+    etc_dir: Path = Field(
+        default=Path("/etc/arcvsa"),
+        description="Where first boot and the image build leave appliance.json and build-manifest.json",
+    )
     admin_user: str = Field(default="admin", description="Name of the first administrator")
     admin_password: SecretStr | None = Field(
         default=None,
@@ -37,6 +41,21 @@ class Settings(BaseSettings):
     @cached_property
     def database_url(self) -> str:
         return f"sqlite:///{self.data_dir / 'arcvsa.db'}"
+
+    @cached_property
+    def admin_password_hash_file(self) -> Path:
+        """The argon2id hash first boot made from the admin_password OVF property."""
+        return self.data_dir / "admin-password.argon2"
+
+    @cached_property
+    def appliance_config(self) -> Path:
+        """Role and NFS backend from the OVF properties (written by first boot)."""
+        return self.etc_dir / "appliance.json"
+
+    @cached_property
+    def build_manifest(self) -> Path:
+        """The image's build manifest; present only on an appliance."""
+        return self.etc_dir / "build-manifest.json"
 
     @cached_property
     def key_file(self) -> Path:

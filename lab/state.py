@@ -40,6 +40,10 @@ class LabState(BaseModel):
     console: str = Field(description="serial console log of the VM")
     luns: list[LunState] = Field(description="LUNs attached to the VM")
     host_ports: dict[str, int] = Field(description="host port on 127.0.0.1 per guest service")
+    admin_password_file: str | None = Field(default=None, description="0600 file with the admin password")
+    api_cert: str | None = Field(default=None, description="the api's certificate, pinned on first contact")
+    boot_to_api_seconds: float | None = Field(default=None, description="qemu start to first api health")
+    firstboot: str | None = Field(default=None, description="first boot's status as the api reports it")
     boot_to_ssh_seconds: float | None = Field(default=None, description="qemu start to first SSH login")
 
 

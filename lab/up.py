@@ -1,4 +1,9 @@
-"""``python -m lab.up``: start the lab SAN and boot the appliance image on it (state in var/lab/)."""
+"""``python -m lab.up``: start the lab SAN and boot the appliance image on it (state in var/lab/).
+
+The VM gets an ovf-env ISO with the lab's vApp properties (lab/appliance_env.py; ``--set key=value``
+changes any of them, valid or not), first boot applies them, and ``up`` waits for the api's health
+(the certificate is pinned on first contact) and then, if first boot applied, for SSH.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +12,24 @@ import json
 import sys
 from pathlib import Path
 
-from lab import state
+from lab import appliance_env, state
+from lab.appliance_api import ApiError, ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, Daemon
 from lab.san import San, Throttle, make_luns
 
 LATEST = state.REPO / "build" / "image" / "latest.json"
+APPLIED = ("applied", "skipped")
 
 
-def latest_lab_image(manifest: Path = LATEST) -> tuple[Path, Path]:
-    """The lab disk and its SSH key from the last image build (``make image``)."""
+def latest_image(manifest: Path = LATEST) -> tuple[Path, Path]:
+    """The product disk of the last image build (``make image``) and the lab's SSH key."""
     if not manifest.is_file():
         raise SystemExit(f"no image build found ({manifest}): run `make image` first")
     data = json.loads(manifest.read_text(encoding="utf-8"))
-    if not data.get("lab_image") or not data.get("lab_key"):
-        raise SystemExit(f"{manifest} has no lab disk: build without --no-lab")
-    return Path(data["lab_image"]), Path(data["lab_key"])
+    if not data.get("image") or not data.get("lab_key"):
+        raise SystemExit(f"{manifest} names no image or lab key: run `make image` again")
+    return Path(data["image"]), Path(data["lab_key"])
 
 
 def running(directory: Path) -> state.LabState | None:
@@ -36,6 +43,19 @@ def running(directory: Path) -> state.LabState | None:
     return None
 
 
+def environment(directory: Path, key: Path, overrides: dict[str, str], fresh: bool) -> tuple[Path, Path]:
+    """(ovf-env ISO, admin password file). A fresh boot gets a new password; a reboot keeps its own."""
+    secret = directory / "admin-password"
+    iso = directory / "ovf-env.iso"
+    if fresh or not secret.is_file() or not iso.is_file():
+        password = appliance_env.new_password()
+        appliance_env.write_secret(secret, password)
+        public = key.with_suffix(".pub").read_text(encoding="utf-8")
+        appliance_env.write_environment(directory, appliance_env.lab_properties(password, public, overrides))
+        (directory / "api.crt").unlink(missing_ok=True)
+    return iso, secret
+
+
 def up(
     directory: Path,
     image: Path,
@@ -45,16 +65,18 @@ def up(
     lun_size_bytes: int,
     throttle: Throttle,
     memory_mib: int,
-    cdrom: Path | None,
+    overrides: dict[str, str],
     fresh: bool,
     timeout: float,
 ) -> state.LabState:
-    """Start SAN and VM, save the state, wait for SSH; on failure stop what was started."""
+    """Start SAN and VM, save the state, wait for the api and SSH; on failure stop what was started."""
     directory.mkdir(parents=True, exist_ok=True)
+    fresh = fresh or not (directory / "os.qcow2").is_file()
+    iso, secret = environment(directory, key, overrides, fresh)
     lun_list = make_luns(directory / "luns", luns, lun_size_bytes)
     san = San(directory, lun_list, throttle).start()
     vm = ApplianceVm(
-        VmConfig(image, directory, san.socket, lun_list, key, memory_mib=memory_mib, cdrom=cdrom, fresh=fresh)
+        VmConfig(image, directory, san.socket, lun_list, key, memory_mib=memory_mib, cdrom=iso, fresh=fresh)
     )
     try:
         vm.start()
@@ -74,10 +96,18 @@ def up(
                 for lun in lun_list
             ],
             host_ports=vm.config.host_ports,
+            admin_password_file=str(secret),
+            api_cert=str(directory / "api.crt"),
         )
         state.save(saved)
-        saved.boot_to_ssh_seconds = round(vm.wait_ssh(timeout), 1)
+        api = ApplianceApi(vm.config.host_ports["https"], directory / "api.crt")
+        seconds, health = api.wait_health(vm.started_at, timeout, vm.daemon.alive)
+        saved.boot_to_api_seconds = round(seconds, 1)
+        saved.firstboot = str(health["firstboot"]["status"])
         state.save(saved)
+        if saved.firstboot in APPLIED:
+            saved.boot_to_ssh_seconds = round(vm.wait_ssh(timeout), 1)
+            state.save(saved)
         return saved
     except BaseException:
         vm.kill()
@@ -90,45 +120,48 @@ def main() -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--dir", type=Path, default=state.LAB_DIR, help="state folder (default var/lab)")
-    parser.add_argument("--image", type=Path, help="qcow2 to boot (default: the last build's lab disk)")
+    parser.add_argument("--image", type=Path, help="qcow2 to boot (default: the last build's disk)")
     parser.add_argument("--key", type=Path, help="SSH private key for root (default: the build's lab key)")
     parser.add_argument("--luns", type=int, default=2)
     parser.add_argument("--lun-size-gib", type=float, default=2.0)
     parser.add_argument("--iops", type=int, default=Throttle.iops_total, help="SAN IOPS limit (all LUNs)")
     parser.add_argument("--mbps", type=float, default=Throttle.bps_total / 2**20, help="SAN MiB/s limit")
     parser.add_argument("--memory-mib", type=int, default=4096)
-    parser.add_argument("--cdrom", type=Path, help="an ovf-env ISO to attach (iso transport)")
     parser.add_argument(
-        "--fresh", action="store_true", help="new OS disk and SSDs (default: keep them, like a reboot)"
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="a vApp property (repeatable)"
     )
-    parser.add_argument("--timeout", type=float, default=420.0, help="seconds to wait for SSH")
+    parser.add_argument(
+        "--fresh", action="store_true", help="new OS disk, SSDs and first boot (default: keep them, a reboot)"
+    )
+    parser.add_argument("--timeout", type=float, default=420.0, help="seconds to wait for the api, then SSH")
     args = parser.parse_args()
 
     directory = args.dir.resolve()
     if running(directory) is not None:
         raise SystemExit(f"a lab is already up in {directory}: run `python -m lab.down` first")
-    image, key = latest_lab_image()
-    image, key = args.image or image, args.key or key
+    image, key = latest_image() if not (args.image and args.key) else (args.image, args.key)
     try:
         saved = up(
             directory,
-            image,
-            key,
+            args.image or image,
+            args.key or key,
             luns=args.luns,
             lun_size_bytes=int(args.lun_size_gib * 2**30),
             throttle=Throttle(args.iops, int(args.mbps * 2**20)),
             memory_mib=args.memory_mib,
-            cdrom=args.cdrom,
+            overrides=appliance_env.parse_overrides(args.set),
             fresh=args.fresh,
             timeout=args.timeout,
         )
-    except CommandError as err:
+    except (CommandError, ApiError, ValueError, KeyError) as err:
         print(f"lab up failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     ports = saved.host_ports
-    print(f"appliance up in {saved.boot_to_ssh_seconds} s (qemu start to SSH)")
-    print(f"  ssh:     ssh -i {saved.ssh_key} -p {ports['ssh']} root@127.0.0.1")
-    print(f"  https:   https://127.0.0.1:{ports['https']}/")
+    print(f"appliance api up in {saved.boot_to_api_seconds} s (qemu start to /api/health)")
+    print(f"  first boot: {saved.firstboot}")
+    print(f"  https:   https://127.0.0.1:{ports['https']}/  (admin password in {saved.admin_password_file})")
+    if saved.boot_to_ssh_seconds is not None:
+        print(f"  ssh:     ssh -i {saved.ssh_key} -p {ports['ssh']} root@127.0.0.1")
     print(f"  nfs:     nfs://127.0.0.1/<export>?nfsport={ports['nfs']}&mountport={ports['mountd']}")
     print(f"  console: {saved.console}")
     print(f"  state:   {state.state_path(directory)}")

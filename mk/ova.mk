@@ -13,8 +13,8 @@ OVA_PYTHON ?= .venv/bin/python
 # does not matter), else git's.
 OVA_VERSION ?= $(or $(IMAGE_VERSION),$(shell git describe --always --dirty 2>/dev/null || echo unknown))
 OVA_IMAGE ?= build/image/arcvsa-$(OVA_VERSION).qcow2
-# The image build's record (kernel, zfs module, package versions); `ovf pack` reads the versions from it.
-OVA_IMAGE_RECORD ?= build/image/arcvsa-$(OVA_VERSION).json
+# The image's own build manifest (/etc/arcvsa/build-manifest.json, fetched by packer); `ovf pack` puts it in the OVA.
+OVA_IMAGE_RECORD ?= build/image/arcvsa-$(OVA_VERSION).build-manifest.json
 OVA_OUT ?= dist/arcvsa-$(OVA_VERSION).ova
 OVA_SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
@@ -27,7 +27,7 @@ PACKER_ENV = HOME=$(abspath $(PACKER_VALIDATE_DIR))/home \
 	TMPDIR=$(abspath $(PACKER_VALIDATE_DIR))/tmp \
 	CHECKPOINT_DISABLE=1
 
-.PHONY: ova ova-setup packer-validate
+.PHONY: ova ova-setup ova-test packer-validate
 
 ova-setup:
 	apt-get install -y --no-install-recommends $(OVA_APT_PACKAGES)
@@ -38,6 +38,12 @@ ova: image
 		--version $(OVA_VERSION) --git-version $(OVA_VERSION) \
 		--source-date-epoch $(OVA_SOURCE_DATE_EPOCH) --out $(OVA_OUT)
 
+# The release OVA itself: tar order and digests, its build manifest, and a deploy into vcsim with
+# property values (CreateImportSpec, ImportVApp, HttpNfcLease upload of the real disk).
+ova-test: ova
+	ARCVSA_OVA=$(abspath $(OVA_OUT)) $(OVA_PYTHON) -m pytest -q -s tests/integration/test_release_ova.py \
+		tests/integration/test_ovf_vcsim.py
+
 # The example variables are validated as committed (copied: packer wants a .hcl suffix); only the
 # paths packer creates or reads on validate (the SSH key, the output folders) go to the throwaway
 # folder.
@@ -46,10 +52,12 @@ packer-validate:
 	mkdir -p $(PACKER_VALIDATE_DIR)/home $(PACKER_VALIDATE_DIR)/config $(PACKER_VALIDATE_DIR)/cache \
 		$(PACKER_VALIDATE_DIR)/tmp
 	ssh-keygen -q -t ed25519 -N '' -C arcvsa-packer-validate -f $(PACKER_VALIDATE_DIR)/key
+	tar -cf $(PACKER_VALIDATE_DIR)/payload.tar -T /dev/null
 	cp packer/arcvsa.pkrvars.hcl.example $(PACKER_VALIDATE_DIR)/example.pkrvars.hcl
 	$(PACKER_ENV) $(PACKER) version
 	$(PACKER_ENV) $(PACKER) validate -var-file=$(PACKER_VALIDATE_DIR)/example.pkrvars.hcl \
 		-var ssh_private_key_file=$(PACKER_VALIDATE_DIR)/key \
+		-var payload=$(PACKER_VALIDATE_DIR)/payload.tar \
 		-var output_directory=$(PACKER_VALIDATE_DIR)/out \
 		-var vsphere_export_directory=$(PACKER_VALIDATE_DIR)/vsphere-export \
 		-var manifest_out=$(PACKER_VALIDATE_DIR)/build-manifest.json \

@@ -42,6 +42,11 @@ variable "manifest_out" {
   default     = "build/packer/build-manifest.json"
 }
 
+variable "payload" {
+  type        = string
+  description = "The project's payload tar (lib/, web/, systemd/) that `make image` made; unpacked to /opt/arcvsa."
+}
+
 variable "ssh_username" {
   type        = string
   description = "Account packer logs in as to provision (root on the lab base disk)."
@@ -74,7 +79,7 @@ variable "memory_mib" {
 
 variable "base_disk" {
   type        = string
-  description = "qcow2 made by `make image` (build/image/arcvsa-<version>-lab.qcow2: it carries the build key)."
+  description = "Base disk made by `make image` (mmdebstrap; it authorizes the build-only key, the seal removes it)."
 }
 
 variable "qemu_binary" {
@@ -172,6 +177,9 @@ source "qemu" "lab" {
   use_backing_file = false
   format           = "qcow2"
   disk_interface   = "virtio"
+  # The seal's fstrim frees the blocks it trims: the disk packer hands back stays small.
+  disk_discard       = "unmap"
+  disk_detect_zeroes = "unmap"
   net_device       = "virtio-net"
   accelerator      = "tcg"
   qemu_binary      = var.qemu_binary
@@ -262,30 +270,16 @@ build {
     scripts          = ["packer/scripts/05-packages.sh"]
   }
 
-  provisioner "shell" {
-    inline = ["install -d -m 0755 /opt/arcvsa/lib/appliance /opt/arcvsa/systemd"]
-  }
-
   provisioner "file" {
-    sources     = ["ovf", "api", "provisioning"]
-    destination = "/opt/arcvsa/lib/"
-  }
-
-  provisioner "file" {
-    sources     = ["appliance/__init__.py", "appliance/firstboot"]
-    destination = "/opt/arcvsa/lib/appliance/"
-  }
-
-  provisioner "file" {
-    source      = "appliance/firstboot/systemd/arcvsa-firstboot.service"
-    destination = "/opt/arcvsa/systemd/arcvsa-firstboot.service"
+    source      = var.payload
+    destination = "/tmp/arcvsa-payload.tar"
   }
 
   provisioner "shell" {
     environment_vars = local.script_env
     scripts = [
       "packer/scripts/10-python-env.sh",
-      "packer/scripts/20-firstboot.sh",
+      "packer/scripts/20-units.sh",
       "packer/scripts/30-build-manifest.sh",
     ]
   }

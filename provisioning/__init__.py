@@ -1,1 +1,2 @@
-"""vSphere provisioning through pyVmomi: sessions, inventory, and (later) plan/apply."""
+"""vSphere provisioning through pyVmomi: sessions, inventory, and plan → apply / destroy of a deployment
+(appliance fleet, NFS datastores, desktop pools), plus the Horizon REST client."""

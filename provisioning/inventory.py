@@ -381,28 +381,35 @@ def plain_value(name: str, value: Any) -> Any:
     return value
 
 
-def _filter_spec(view: Any) -> Any:
+def _filter_spec(view: Any, properties: Mapping[str, tuple[str, ...]]) -> Any:
     pc = vmodl.query.PropertyCollector
     traverse = pc.TraversalSpec(name="view", path="view", skip=False, type=vim.view.ContainerView)
     return pc.FilterSpec(
         objectSet=[pc.ObjectSpec(obj=view, skip=True, selectSet=[traverse])],
         propSet=[
-            pc.PropertySpec(type=getattr(vim, t), pathSet=list(paths)) for t, paths in PROPERTIES.items()
+            pc.PropertySpec(type=getattr(vim, t), pathSet=list(paths)) for t, paths in properties.items()
         ],
         reportMissingObjectsInResults=False,
     )
 
 
-def retrieve_raw(content: Any, *, page_size: int | None = None) -> list[RawObject]:
-    """Every object of VIEW_TYPES under the root folder: one RetrievePropertiesEx plus its pages."""
+def retrieve_raw(
+    content: Any,
+    *,
+    page_size: int | None = None,
+    root: Any = None,
+    types: Collection[str] = VIEW_TYPES,
+    properties: Mapping[str, tuple[str, ...]] = PROPERTIES,
+) -> list[RawObject]:
+    """Every object of `types` under `root` (the root folder): one RetrievePropertiesEx plus its pages."""
     view = content.viewManager.CreateContainerView(
-        content.rootFolder, [getattr(vim, t) for t in VIEW_TYPES], True
+        root or content.rootFolder, [getattr(vim, t) for t in types], True
     )
     raw: list[RawObject] = []
     try:
         pc = content.propertyCollector
         options = vmodl.query.PropertyCollector.RetrieveOptions(maxObjects=page_size)
-        result = pc.RetrievePropertiesEx([_filter_spec(view)], options)
+        result = pc.RetrievePropertiesEx([_filter_spec(view, properties)], options)
         while result is not None:
             for oc in result.objects:
                 if oc.missingSet:

@@ -48,11 +48,15 @@ def _aware(ts: datetime) -> datetime:
     return ts if ts.tzinfo else ts.replace(tzinfo=UTC)
 
 
-def ensure_admin(db: Session, username: str, password: str | None) -> bool:
-    """Create the first administrator if there is no user yet. Returns whether one was created."""
-    if db.scalar(select(User.id).limit(1)) is not None or not password:
+def ensure_admin(db: Session, username: str, password: str | None, password_hash: str | None = None) -> bool:
+    """Create the first administrator if there is no user yet. Returns whether one was created.
+
+    ``password_hash`` (argon2id, from first boot) is used when no plain password is given.
+    """
+    if db.scalar(select(User.id).limit(1)) is not None or not (password or password_hash):
         return False
-    db.add(User(username=username, password_hash=hash_password(password), created_at=now()))
+    stored = hash_password(password) if password else password_hash
+    db.add(User(username=username, password_hash=stored, created_at=now()))
     db.commit()
     return True
 

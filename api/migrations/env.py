@@ -4,6 +4,8 @@ from alembic import context
 
 from api.auth import tables as _auth  # noqa: F401  (registers tables)
 from api.db import Base
+from api.deployments import table as _deployments  # noqa: F401
+from api.jobs import table as _jobs  # noqa: F401
 from api.vcenters import table as _vcenters  # noqa: F401
 
 connection = context.config.attributes["connection"]

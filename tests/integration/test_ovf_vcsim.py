@@ -11,28 +11,22 @@ The test runs its own vcsim: the session fixture's inventory must not change.
 from __future__ import annotations
 
 import hashlib
-import http.client
-import subprocess
+import io
 import tarfile
-import time
-from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import urlsplit
+from typing import Any
 
 import pytest
 from pyVmomi import vim
+from support.ova import ova_under_test
 
 from lab.vcsim import DATACENTER, DATASTORES, Vcsim
-from ovf.build_manifest import BuildManifest
 from ovf.descriptor import serialize
 from ovf.envelope import parse_envelope, property_keys
 from ovf.errors import DescriptorInvalid
 from ovf.namespaces import OVF, q
-from ovf.ova import pack_ova, verify_ova
-from ovf.validator import validate_descriptor
 from provisioning.certificate import pinned_context
-from provisioning.session import connect
+from provisioning.ovf_import import OvfManagerLike, create_import_spec, upload, wait_lease
 
 pytestmark = pytest.mark.integration
 
@@ -47,50 +41,12 @@ PROPERTIES = {
     "dns_servers": "192.0.2.53",
     "nfs_backend": "ganesha",
 }
-CHUNK = 256 * 1024
 TIMEOUT = 60.0
-
-
-class OvfManagerLike(Protocol):
-    def CreateImportSpec(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
 @pytest.fixture(scope="module")
 def ova(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An OVA packed from a small qcow2 made with qemu-img (32 MiB virtual, 1 MiB of data)."""
-    folder = tmp_path_factory.mktemp("ova")
-    raw = folder / "disk.raw"
-    with raw.open("wb") as fh:
-        fh.truncate(32 * 1024**2)
-        fh.write(hashlib.sha256(b"boot").digest() * 32768)
-    qcow2 = folder / "arcvsa-9.9.9.qcow2"
-    subprocess.run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(qcow2)], check=True, timeout=60)  # noqa: S607
-    build = BuildManifest(
-        version="9.9.9", git_version="v9.9.9", kernel="6.12", openzfs="2.3.2", nfs_ganesha="6.5"
-    )
-    out = folder / "arcvsa-9.9.9.ova"
-    pack_ova(disk_image=qcow2, out=out, build=build, convert_timeout=120)
-    verify_ova(out)
-    return out
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Vcsim]:
-    with Vcsim() as sim:
-        yield sim
-
-
-@pytest.fixture
-def si(site: Vcsim) -> Iterator[vim.ServiceInstance]:
-    with connect(
-        site.host,
-        site.port,
-        site.username,
-        site.password,
-        thumbprint_sha256=site.thumbprint_sha256,
-        timeout=TIMEOUT,
-    ) as instance:
-        yield instance
+    return ova_under_test(tmp_path_factory.mktemp("ova"))
 
 
 def _member(ova: Path, suffix: str) -> bytes:
@@ -115,65 +71,18 @@ def _placement(
     return dc, cluster.resourcePool, datastore, network
 
 
-def create_import_spec(
-    ovf_manager: OvfManagerLike,
-    descriptor: bytes,
-    pool: vim.ResourcePool,
-    datastore: vim.Datastore,
-    network: vim.Network,
-    *,
-    name: str,
-    option: str,
-    values: Mapping[str, str],
-) -> Any:
-    """Validate the descriptor ourselves, then ask the (simulated) vCenter for an import spec."""
-    validate_descriptor(descriptor)
-    params = vim.OvfManager.CreateImportSpecParams(
-        entityName=name,
-        deploymentOption=option,
-        diskProvisioning="thin",
-        propertyMapping=[vim.KeyValue(key=k, value=v) for k, v in values.items()],
-        networkMapping=[vim.OvfManager.NetworkMapping(name="VM Network", network=network)],
-    )
-    return ovf_manager.CreateImportSpec(descriptor.decode(), pool, datastore, params)
-
-
-def _wait_lease(lease: vim.HttpNfcLease) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while lease.state == vim.HttpNfcLease.State.initializing:
-        if time.monotonic() > deadline:
-            raise TimeoutError("HttpNfcLease stayed initializing")
-        time.sleep(0.1)
-    if lease.state != vim.HttpNfcLease.State.ready:
-        raise AssertionError(f"lease {lease.state}: {lease.error}")
-
-
 def _upload(url: str, endpoint: str, data: bytes, thumbprint: str, lease: vim.HttpNfcLease) -> list[int]:
-    """POST the VMDK in chunks, reporting progress to the lease; returns the percentages sent.
-
-    A device URL whose host is "*" means "the host:port you connected to" (vSphere API docs).
-    """
-    host = endpoint.rsplit(":", 1)[0]
-    parts = urlsplit(url.replace("*", endpoint, 1))
-    conn = http.client.HTTPSConnection(
-        parts.hostname or host, parts.port or 443, context=pinned_context(thumbprint), timeout=TIMEOUT
-    )
+    """POST the VMDK with provisioning.ovf_import.upload, reporting progress to the lease."""
     sent: list[int] = []
-    try:
-        conn.putrequest("POST", parts.path)
-        conn.putheader("Content-Type", "application/x-vnd.vmware-streamVmdk")
-        conn.putheader("Content-Length", str(len(data)))
-        conn.endheaders()
-        for offset in range(0, len(data), CHUNK):
-            conn.send(data[offset : offset + CHUNK])
-            percent = min(99, (offset + CHUNK) * 100 // len(data))
-            lease.HttpNfcLeaseProgress(percent)
-            sent.append(percent)
-        response = conn.getresponse()
-        response.read()
-        assert response.status == 200, f"upload answered HTTP {response.status}"
-    finally:
-        conn.close()
+    total = 0
+
+    def chunk(n: int) -> None:
+        nonlocal total
+        total += n
+        sent.append(min(99, total * 100 // len(data)))
+        lease.HttpNfcLeaseProgress(sent[-1])
+
+    upload(url, endpoint, io.BytesIO(data), len(data), pinned_context(thumbprint), on_chunk=chunk)
     return sent
 
 
@@ -213,7 +122,7 @@ def test_ova_imports_with_properties_and_deployment_option(
     assert [item.path for item in result.fileItem] == [disk_name]
 
     lease = pool.ImportVApp(spec=result.importSpec, folder=dc.vmFolder, host=None)
-    _wait_lease(lease)
+    wait_lease(lease)
     assert lease.info is not None
     uploads = {item.deviceId: item for item in result.fileItem}
     progress: list[int] = []

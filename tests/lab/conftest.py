@@ -2,7 +2,10 @@
 
 Lab tests skip when the image or the host tools are missing, unless ARCVSA_LAB_REQUIRED=1 (set by
 ``make lab-smoke``): then a missing piece fails the run instead of hiding it. ARCVSA_LAB_IMAGE and
-ARCVSA_LAB_KEY test another disk than the last build's lab disk (e.g. one packer provisioned).
+ARCVSA_LAB_KEY test another disk and key than the last build's.
+
+The appliance boots as a vSphere admin would deploy it: its vApp properties on an ovf-env ISO (the lab
+key among them), first boot applies them, the api answers health, then SSH works.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from support.lab_boot import BootedAppliance, boot
 
-from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.appliance_vm import ApplianceVm
 from lab.san import San, make_luns
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "build" / "image" / "latest.json"
-HOST_TOOLS = ("qemu-system-x86_64", "qemu-storage-daemon", "qemu-img", "ssh", "nfs-cp")
+HOST_TOOLS = ("qemu-system-x86_64", "qemu-storage-daemon", "qemu-img", "ssh", "nfs-cp", "genisoimage")
 LUN_SIZE = 1 << 30
 
 
@@ -40,7 +44,7 @@ def missing(reason: str) -> NoReturn:
 
 @pytest.fixture(scope="session")
 def lab_image() -> tuple[Path, Path]:
-    """The lab disk of the last image build and its lab-only SSH key."""
+    """The product disk of the last image build and the lab-only SSH key."""
     absent = [tool for tool in HOST_TOOLS if shutil.which(tool) is None]
     if absent:
         missing(f"host tools missing: {absent} (make setup)")
@@ -49,11 +53,11 @@ def lab_image() -> tuple[Path, Path]:
         image, key = Path(override[0]), Path(override[1])
     elif MANIFEST.is_file():
         data = json.loads(MANIFEST.read_text(encoding="utf-8"))
-        image, key = Path(data.get("lab_image") or ""), Path(data.get("lab_key") or "")
+        image, key = Path(data.get("image") or ""), Path(data.get("lab_key") or "")
     else:
         missing(f"no image build ({MANIFEST}): run `make image`")
     if not image.is_file() or not key.is_file():
-        missing(f"lab disk {image} or key {key} missing: run `make image`")
+        missing(f"image {image} or lab key {key} missing: run `make image`")
     return image, key
 
 
@@ -69,16 +73,21 @@ def san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[San]:
 
 
 @pytest.fixture(scope="module")
-def appliance(
+def booted(
     lab_image: tuple[Path, Path], san: San, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[ApplianceVm]:
-    """The appliance booted on the SAN's LUNs with two SSDs, reachable over SSH; powered off afterwards."""
+) -> Iterator[BootedAppliance]:
+    """The appliance booted with valid properties on the SAN's LUNs and two SSDs; powered off afterwards."""
     image, key = lab_image
-    vm = ApplianceVm(VmConfig(image, tmp_path_factory.mktemp("vm"), san.socket, san.luns, key, tied=True))
+    appliance = boot(image, key, san, tmp_path_factory.mktemp("vm"))
     try:
-        vm.start()
-        seconds = vm.wait_ssh(timeout=600)
-        print(f"\nboot to SSH: {seconds:.1f} s")
-        yield vm
+        seconds = appliance.vm.wait_ssh(timeout=300)
+        print(f"boot to SSH: {seconds:.1f} s")
+        yield appliance
     finally:
-        vm.shutdown(timeout=120)
+        appliance.vm.shutdown(timeout=120)
+
+
+@pytest.fixture(scope="module")
+def appliance(booted: BootedAppliance) -> ApplianceVm:
+    """The booted appliance's VM (SSH, QMP, forwards)."""
+    return booted.vm

@@ -1,4 +1,5 @@
-"""Smoke test of the real image: boot, OpenZFS on the LUNs, an nfs-ganesha export, a file over NFS."""
+"""Smoke test of the real image: first boot from the ovf-env, the api, OpenZFS on the LUNs, an nfs-ganesha
+export, a file over NFS."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support.lab_boot import BootedAppliance
 
+from lab.appliance_api import ApiError
+from lab.appliance_env import LAB_ADDRESS, LAB_HOSTNAME, LAB_PREFIX
 from lab.appliance_vm import ApplianceVm
 from lab.process import CommandError, run
 from lab.san import San
@@ -78,6 +82,34 @@ def wait_nfs(vm: ApplianceVm, timeout: float = 120.0) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(2)
+
+
+API_DEADLINE = 180.0
+
+
+def test_first_boot_applied_the_properties(booted: BootedAppliance) -> None:
+    assert booted.health["firstboot"]["status"] == "applied"  # type: ignore[index]
+    assert booted.api_seconds < API_DEADLINE, f"api health after {booted.api_seconds:.0f} s"
+    assert booted.vm.ssh(["hostname"]).strip() == LAB_HOSTNAME
+    addresses = json.loads(booted.vm.ssh(["ip", "-j", "-4", "addr", "show", "scope", "global"]))
+    configured = [a for link in addresses for a in link["addr_info"]]
+    print(f"\nguest addresses: {configured}")
+    static = [a for a in configured if a["local"] == LAB_ADDRESS and a["prefixlen"] == int(LAB_PREFIX)]
+    assert static, configured
+    assert not static[0].get("dynamic"), "the address came from DHCP, not from the ovf-env"
+
+
+def test_admin_password_from_the_ovf_env_works(booted: BootedAppliance) -> None:
+    with pytest.raises(ApiError, match="401"):
+        booted.api.token("admin", "not the password")
+    token = booted.api.token("admin", booted.properties["admin_password"])
+    status, info = booted.api.request("GET", "/api/appliance", token=token)
+    assert status == 200, info
+    print(f"\nappliance: {info}")
+    assert info["hostname"] == LAB_HOSTNAME and info["role"] == "appliance"
+    assert version_tuple(info["build"]["openzfs"]) >= (2, 3)
+    status, _ = booted.api.request("GET", "/api/appliance")
+    assert status == 401
 
 
 def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:

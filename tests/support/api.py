@@ -16,9 +16,11 @@ ADMIN_PASSWORD = "correct horse battery staple"
 
 
 def make_settings(data_dir: Path, **overrides: object) -> Settings:
-    return Settings(
-        data_dir=data_dir, admin_user=ADMIN, admin_password=SecretStr(ADMIN_PASSWORD), **overrides
-    )
+    # Never the machine's /etc/arcvsa: a test sees only the appliance files it wrote itself.
+    overrides.setdefault("etc_dir", data_dir / "etc")
+    values: dict[str, object] = {"admin_user": ADMIN, "admin_password": SecretStr(ADMIN_PASSWORD)}
+    values.update(overrides)
+    return Settings(data_dir=data_dir, **values)
 
 
 def client_for(settings: Settings) -> TestClient:

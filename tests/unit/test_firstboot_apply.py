@@ -265,9 +265,7 @@ def test_cli_applies_then_skips(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_systemd_unit_runs_once_before_the_network() -> None:
-    unit = (
-        Path(__file__).resolve().parents[2] / "appliance/firstboot/systemd/arcvsa-firstboot.service"
-    ).read_text()
+    unit = (Path(__file__).resolve().parents[2] / "appliance/systemd/arcvsa-firstboot.service").read_text()
     assert f"ConditionPathExists=!{MARKER}" in unit
     assert "ExecStart=/opt/arcvsa/venv/bin/python -m appliance.firstboot" in unit
     before = " ".join(line.split("=", 1)[1] for line in unit.splitlines() if line.startswith("Before="))

@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/api/appliance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Appliance
+         * @description Build manifest, role, NFS backend and the first-boot report (refused properties included).
+         */
+        get: operations["appliance_api_appliance_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -84,6 +104,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deployments
+         * @description Every stored deployment.
+         */
+        get: operations["list_deployments_api_deployments_get"];
+        put?: never;
+        /**
+         * Create Deployment
+         * @description Store a plan for a vCenter connection; nothing changes in vCenter yet.
+         */
+        post: operations["create_deployment_api_deployments_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Deployment
+         * @description One deployment and its plan.
+         */
+        get: operations["get_deployment_api_deployments__deployment_id__get"];
+        /**
+         * Update Deployment
+         * @description Change the plan (grow, shrink, recompose); the next apply makes vCenter match it.
+         */
+        put: operations["update_deployment_api_deployments__deployment_id__put"];
+        post?: never;
+        /**
+         * Delete Deployment
+         * @description Forget a deployment (what it made stays in vCenter: destroy it first to remove that).
+         */
+        delete: operations["delete_deployment_api_deployments__deployment_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply Deployment
+         * @description Start a job that makes what is missing; follow it under /api/jobs.
+         */
+        post: operations["apply_deployment_api_deployments__deployment_id__apply_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_id}/destroy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Destroy Deployment
+         * @description Start a job that removes every object this deployment made, and nothing else.
+         */
+        post: operations["destroy_deployment_api_deployments__deployment_id__destroy_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_id}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Plan Deployment
+         * @description Diff the plan against vCenter: what apply would change. Changes nothing; refuses a bad plan.
+         */
+        post: operations["plan_deployment_api_deployments__deployment_id__plan_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -93,9 +225,217 @@ export interface paths {
         };
         /**
          * Health
-         * @description Liveness; needs no login.
+         * @description Liveness and first-boot outcome; needs no login.
          */
         get: operations["health_api_health_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Jobs
+         * @description Jobs, newest first; optionally of one deployment.
+         */
+        get: operations["list_jobs_api_jobs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Job
+         * @description One job's state and overall progress.
+         */
+        get: operations["get_job_api_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Job
+         * @description Stop starting new tasks; those in flight finish. What was made stays owned by the deployment.
+         */
+        post: operations["cancel_job_api_jobs__job_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Job Events
+         * @description Progress events (per object), oldest first.
+         */
+        get: operations["job_events_api_jobs__job_id__events_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume Job
+         * @description Run a failed or cancelled job again: it does only what is still missing.
+         */
+        post: operations["resume_job_api_jobs__job_id__resume_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Dataset
+         * @description Create a datastore dataset tuned by a pool type's profile (overrides validated).
+         */
+        post: operations["create_dataset_api_storage_datasets_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/disks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Disks
+         * @description Block devices with stable ids, size, serial/WWN and whether they are in use.
+         */
+        get: operations["list_disks_api_storage_disks_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/pools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Pools
+         * @description Every imported pool with its health and per-vdev errors.
+         */
+        get: operations["list_pools_api_storage_pools_get"];
+        put?: never;
+        /**
+         * Create Pool
+         * @description Create a pool on LUNs (stripe, mirror, raidz1/2) with an optional SLOG and L2ARC.
+         */
+        post: operations["create_pool_api_storage_pools_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/pools/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Pool
+         * @description One pool's health.
+         */
+        get: operations["get_pool_api_storage_pools__name__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Destroy Pool
+         * @description Destroy a pool and everything on it.
+         */
+        delete: operations["destroy_pool_api_storage_pools__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/pools/{name}/datasets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Datasets
+         * @description Datasets and zvols of a pool, with compression ratio and space.
+         */
+        get: operations["list_datasets_api_storage_pools__name__datasets_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -243,6 +583,118 @@ export interface components {
              */
             version: string;
         };
+        /** Action */
+        Action: {
+            /**
+             * Detail
+             * @description Why, in words
+             * @default
+             */
+            detail: string;
+            /**
+             * Host
+             * @description ESXi host it concerns, for mounts and appliances
+             */
+            host?: string | null;
+            /**
+             * Kind
+             * @description What kind of object
+             * @enum {string}
+             */
+            kind: "appliance" | "disk" | "nfs_mount" | "folder" | "resource_pool" | "desktop";
+            /**
+             * Name
+             * @description Object name (for a folder: its path; for a disk: 'vm/#n')
+             */
+            name: string;
+            /**
+             * Op
+             * @description What apply does
+             * @enum {string}
+             */
+            op: "create" | "delete" | "replace" | "power_on";
+        };
+        /**
+         * ApplianceInfo
+         * @description The appliance as its admin sees it.
+         */
+        ApplianceInfo: {
+            /** @description Build manifest; none outside the image */
+            build?: components["schemas"]["Build"] | null;
+            /** @description What first boot made of the OVF properties */
+            firstboot: components["schemas"]["FirstBoot"];
+            /**
+             * Hostname
+             * @description Host name of the machine
+             */
+            hostname: string;
+            /**
+             * Nfs Backend
+             * @description ganesha or knfsd (OVF property), if set
+             */
+            nfs_backend?: string | null;
+            /**
+             * Role
+             * @description manager or storage (OVF property), if set
+             */
+            role?: string | null;
+            /**
+             * Version
+             * @description arcvsa version of this api
+             */
+            version: string;
+        };
+        /** ApplianceSpec */
+        ApplianceSpec: {
+            /**
+             * Api Endpoint
+             * @description host:port of the appliance's api for the health wait; the lab appliance stands in here
+             */
+            api_endpoint?: string | null;
+            /**
+             * Api Thumbprint Sha256
+             * @description SHA-256 thumbprint of the appliance api's certificate, to pin TLS
+             */
+            api_thumbprint_sha256?: string | null;
+            /**
+             * Disks
+             * @description SAN LUN disks the appliance pools
+             */
+            disks?: components["schemas"]["LunDisk"][];
+            /**
+             * Host
+             * @description ESXi host (as vCenter names it) the appliance runs on
+             */
+            host: string;
+            /**
+             * Name
+             * @description VM name of the appliance
+             */
+            name: string;
+            /**
+             * Properties
+             * @description OVF property values for this appliance (hostname, ipv4_address...)
+             */
+            properties?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * Build
+         * @description The image's build manifest (/etc/arcvsa/build-manifest.json).
+         */
+        Build: {
+            /** Git Version */
+            git_version: string;
+            /** Kernel */
+            kernel: string;
+            /** Nfs Ganesha */
+            nfs_ganesha: string;
+            /** Openzfs */
+            openzfs: string;
+            /** Version */
+            version: string;
+        };
         /**
          * CertificateInfo
          * @description What the user needs to decide whether to trust an endpoint.
@@ -344,6 +796,89 @@ export interface components {
              */
             name: string;
         };
+        /**
+         * Dataset
+         * @description A dataset or zvol with the properties arcvsa cares about.
+         */
+        Dataset: {
+            /**
+             * Available
+             * @description bytes available
+             */
+            available: number | null;
+            /**
+             * Compressratio
+             * @description logical / physical bytes
+             */
+            compressratio: number;
+            /**
+             * Local
+             * @description tunable properties set on this dataset (not inherited)
+             */
+            local: string[];
+            /**
+             * Logicalused
+             * @description bytes before compression
+             */
+            logicalused: number;
+            /**
+             * Mountpoint
+             * @description mount point of a file system
+             */
+            mountpoint: string | null;
+            /**
+             * Name
+             * @description full name, pool/child
+             */
+            name: string;
+            /**
+             * Origin
+             * @description snapshot this clone came from
+             */
+            origin: string | null;
+            /**
+             * Properties
+             * @description the tunable properties and their values
+             */
+            properties: {
+                [key: string]: unknown;
+            };
+            /**
+             * Referenced
+             * @description bytes referenced
+             */
+            referenced: number;
+            /**
+             * Type
+             * @description FILESYSTEM, VOLUME or SNAPSHOT
+             */
+            type: string;
+            /**
+             * Used
+             * @description bytes used including children and snapshots
+             */
+            used: number;
+        };
+        /**
+         * DatasetCreate
+         * @description A dataset for a desktop pool's datastore, tuned by the profile of its pool type.
+         */
+        DatasetCreate: {
+            /**
+             * Name
+             * @description pool/child, e.g. tank/vdi-linked
+             */
+            name: string;
+            /** @description tuning profile (pool type) whose dataset properties apply */
+            profile: components["schemas"]["PoolType"];
+            /**
+             * Properties
+             * @description overrides of the profile's properties (validated; never sync=disabled)
+             */
+            properties?: {
+                [key: string]: unknown;
+            };
+        };
         /** Datastore */
         Datastore: {
             /**
@@ -392,6 +927,138 @@ export interface components {
              */
             url: string;
         };
+        /** DeploymentCreate */
+        DeploymentCreate: {
+            /** @description What to deploy; its name is the deployment's id in vCenter */
+            plan: components["schemas"]["DeploymentPlan"];
+            /**
+             * Vcenter Id
+             * @description The vCenter connection to deploy through
+             */
+            vcenter_id: number;
+        };
+        /** DeploymentOut */
+        DeploymentOut: {
+            /**
+             * Created At
+             * Format: date-time
+             * @description When it was stored
+             */
+            created_at: string;
+            /**
+             * Id
+             * @description Deployment id
+             */
+            id: number;
+            /**
+             * Name
+             * @description Deployment name, recorded on every object it creates
+             */
+            name: string;
+            /** @description The stored plan; secrets are never returned */
+            plan: components["schemas"]["DeploymentPlan"];
+            /**
+             * Updated At
+             * Format: date-time
+             * @description When its plan last changed
+             */
+            updated_at: string;
+            /**
+             * Vcenter Id
+             * @description The vCenter connection
+             */
+            vcenter_id: number;
+        };
+        /** DeploymentPlan */
+        DeploymentPlan: {
+            /**
+             * Cluster
+             * @description Cluster the hosts belong to
+             */
+            cluster: string;
+            /**
+             * Datacenter
+             * @description Datacenter
+             */
+            datacenter: string;
+            /** @description The appliances, one per host */
+            fleet?: components["schemas"]["Fleet"] | null;
+            /**
+             * Name
+             * @description Deployment id, recorded on every object it creates
+             */
+            name: string;
+            /** @description The NFS datastore mounted on every host */
+            nfs?: components["schemas"]["NfsDatastore"] | null;
+            /** @description The desktop pool */
+            pool?: components["schemas"]["PoolSpec-Output"] | null;
+        };
+        /** DeploymentUpdate */
+        DeploymentUpdate: {
+            /** @description The new plan (same name): change count to grow or shrink, snapshot to recompose */
+            plan: components["schemas"]["DeploymentPlan"];
+        };
+        /**
+         * Disk
+         * @description A whole disk as the wizard shows it.
+         */
+        Disk: {
+            /**
+             * In Use
+             * @description why it is not free (partitions, signature, mount), or None
+             */
+            in_use: string | null;
+            /**
+             * Kernel Path
+             * @description the /dev node
+             */
+            kernel_path: string;
+            /**
+             * Model
+             * @description model
+             */
+            model: string | null;
+            /**
+             * Path
+             * @description stable path: /dev/disk/by-id/<id> when there is one
+             */
+            path: string;
+            /**
+             * Physical Sector
+             * @description physical sector size in bytes (decides ashift)
+             */
+            physical_sector: number;
+            /**
+             * Rotational
+             * @description the kernel says it spins (virtio disks always do in the lab)
+             */
+            rotational: boolean;
+            /**
+             * Serial
+             * @description serial number
+             */
+            serial: string | null;
+            /**
+             * Size Bytes
+             * @description size in bytes
+             */
+            size_bytes: number;
+            /**
+             * System
+             * @description holds the running system (a mount of / or /boot): never usable
+             */
+            system: boolean;
+            /**
+             * Trim
+             * @description supports discard (decides autotrim)
+             */
+            trim: boolean;
+            /**
+             * Wwn
+             * @description World Wide Name
+             */
+            wwn: string | null;
+        };
         /** ErrorBody */
         ErrorBody: {
             /**
@@ -410,10 +1077,108 @@ export interface components {
              */
             field?: string | null;
             /**
+             * Names
+             * @description For name collisions: the names taken by objects arcvsa does not own
+             */
+            names?: string[] | null;
+            /**
              * Thumbprint
              * @description For certificate errors: the SHA-256 thumbprint the server presented
              */
             thumbprint?: string | null;
+        };
+        /** Failure */
+        Failure: {
+            /**
+             * Object
+             * @description What failed: a desktop, an appliance, 'datastore@host'
+             */
+            object: string;
+            /**
+             * Reason
+             * @description The vCenter fault, in words
+             */
+            reason: string;
+        };
+        /**
+         * FirstBoot
+         * @description Outcome of first boot. `pending`: not run yet; `absent`: not an appliance (a developer machine).
+         */
+        FirstBoot: {
+            /**
+             * Errors
+             * @description Refused properties
+             */
+            errors?: components["schemas"]["PropertyError"][];
+            /**
+             * Finished At
+             * @description When first boot finished (ISO 8601)
+             */
+            finished_at?: string | null;
+            /**
+             * Status
+             * @description applied, skipped, refused, failed, pending or absent
+             * @enum {string}
+             */
+            status: "applied" | "skipped" | "refused" | "failed" | "pending" | "absent";
+            /**
+             * Transport
+             * @description iso or guestinfo
+             */
+            transport?: string | null;
+            /**
+             * Warnings
+             * @description Applied, with a caveat
+             */
+            warnings?: string[];
+        };
+        /** Fleet */
+        Fleet: {
+            /**
+             * Admin Password
+             * @description OVF admin_password; stored sealed, never in the plan's JSON
+             */
+            admin_password?: string | null;
+            /**
+             * Appliances
+             * @description One appliance per ESXi host
+             */
+            appliances: components["schemas"]["ApplianceSpec"][];
+            /**
+             * Datastore
+             * @description Datastore for the appliances' boot disks
+             */
+            datastore: string;
+            /**
+             * Health Timeout S
+             * @description Wait for each appliance api
+             * @default 600
+             */
+            health_timeout_s: number;
+            /**
+             * Network
+             * @description Port group the appliances' NFS network maps to
+             */
+            network: string;
+            /**
+             * Ova Path
+             * @description Path of the appliance OVA on the machine running arcvsa
+             */
+            ova_path: string;
+            /**
+             * Properties
+             * @description OVF property values shared by every appliance
+             */
+            properties?: {
+                [key: string]: string;
+            };
+            /**
+             * Size
+             * @description OVF deployment option
+             * @default small
+             * @enum {string}
+             */
+            size: "small" | "medium" | "large";
         };
         /** HTTPValidationError */
         HTTPValidationError: {
@@ -422,6 +1187,8 @@ export interface components {
         };
         /** Health */
         Health: {
+            /** @description First boot's outcome: an admin whose OVF properties were refused learns which and why (keys and reasons only, never values) without a login, since a refused environment set no password */
+            firstboot: components["schemas"]["FirstBoot"];
             /**
              * Status
              * @description 'ok' when the api serves
@@ -549,6 +1316,122 @@ export interface components {
              */
             vms: components["schemas"]["VirtualMachine"][];
         };
+        /** JobEventOut */
+        JobEventOut: {
+            /**
+             * At
+             * Format: date-time
+             * @description When
+             */
+            at: string;
+            /**
+             * Done
+             * @description Objects finished at this point
+             */
+            done: number;
+            /**
+             * Id
+             * @description Event id, increasing; ask for events after the last one seen
+             */
+            id: number;
+            /**
+             * Kind
+             * @description 'info', 'done', 'failed', 'retry', 'bytes' or 'state'
+             */
+            kind: string;
+            /**
+             * Message
+             * @description What happened
+             */
+            message: string;
+            /**
+             * Object
+             * @description The object it is about, if any
+             */
+            object: string | null;
+            /**
+             * Total
+             * @description Objects in this run
+             */
+            total: number;
+        };
+        /** JobOut */
+        JobOut: {
+            /**
+             * Cancel Requested
+             * @description Whether a cancel was asked for
+             */
+            cancel_requested: boolean;
+            /**
+             * Created At
+             * Format: date-time
+             * @description When it was asked for
+             */
+            created_at: string;
+            /**
+             * Deployment Id
+             * @description The deployment it applies or destroys
+             */
+            deployment_id: number;
+            /**
+             * Done
+             * @description Objects finished (made, removed or failed)
+             */
+            done: number;
+            /**
+             * Failures
+             * @description Objects that failed; the next apply retries them
+             */
+            failures: components["schemas"]["Failure"][];
+            /**
+             * Finished At
+             * @description When it finished
+             */
+            finished_at: string | null;
+            /**
+             * Id
+             * @description Job id
+             */
+            id: number;
+            /**
+             * Kind
+             * @description What it does
+             * @enum {string}
+             */
+            kind: "apply" | "destroy";
+            /**
+             * Message
+             * @description Outcome or the error, in words
+             */
+            message: string;
+            /**
+             * Runs
+             * @description How many times it was started (resumes count)
+             */
+            runs: number;
+            /**
+             * Started At
+             * @description When its last run started
+             */
+            started_at: string | null;
+            /**
+             * State
+             * @description Where it is; 'interrupted' jobs resume when the api starts
+             * @enum {string}
+             */
+            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
+            /**
+             * Total
+             * @description Objects this run handles
+             */
+            total: number;
+        };
+        /**
+         * Layout
+         * @description How the data LUNs are combined.
+         * @enum {string}
+         */
+        Layout: "stripe" | "mirror" | "raidz1" | "raidz2";
         /** LoginRequest */
         LoginRequest: {
             /**
@@ -575,6 +1458,19 @@ export interface components {
              * @description Who is logged in
              */
             username: string;
+        };
+        /** LunDisk */
+        LunDisk: {
+            /**
+             * Datastore
+             * @description VMFS datastore on a SAN LUN, visible to the appliance's host
+             */
+            datastore: string;
+            /**
+             * Size Gb
+             * @description Size of the new thin VMDK in GiB
+             */
+            size_gb: number;
         };
         /** Me */
         Me: {
@@ -606,6 +1502,215 @@ export interface components {
              * @description Network or port group name
              */
             name: string;
+        };
+        /** NfsDatastore */
+        NfsDatastore: {
+            /**
+             * Name
+             * @description Datastore name, the same on every host
+             */
+            name: string;
+            /**
+             * Path
+             * @description Exported path
+             */
+            path: string;
+            /**
+             * Server
+             * @description NFS server address (the appliance's NFS network address)
+             */
+            server: string;
+            /**
+             * Version
+             * @description NFS version; one for every host, never both
+             * @default 3
+             * @enum {string}
+             */
+            version: "3" | "4.1";
+        };
+        /** PlanOut */
+        PlanOut: {
+            /**
+             * Actions
+             * @description Every change apply would make, in order
+             */
+            actions: components["schemas"]["Action"][];
+            /**
+             * Counts
+             * @description Changes by operation and kind, e.g. {'create desktop': 100}
+             */
+            counts: {
+                [key: string]: number;
+            };
+            /**
+             * Unchanged
+             * @description Planned objects that exist already
+             */
+            unchanged: number;
+        };
+        /**
+         * PoolHealth
+         * @description A pool's state and its vdevs.
+         */
+        PoolHealth: {
+            /**
+             * Error Count
+             * @description data errors (files with permanent errors)
+             */
+            error_count: number;
+            /**
+             * Name
+             * @description pool name
+             */
+            name: string;
+            /**
+             * Scan
+             * @description last or running scrub/resilver as zpool reports it
+             */
+            scan: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * State
+             * @description pool state
+             */
+            state: string;
+            /**
+             * Vdevs
+             * @description every vdev, depth first
+             */
+            vdevs: components["schemas"]["VdevHealth"][];
+        };
+        /** PoolSpec */
+        "PoolSpec-Output": {
+            /**
+             * Clone
+             * @description Clone type
+             * @default linked
+             * @enum {string}
+             */
+            clone: "linked" | "full";
+            /**
+             * Concurrency
+             * @description Clones in flight at once
+             * @default 8
+             */
+            concurrency: number;
+            /**
+             * Count
+             * @description Number of desktops
+             */
+            count: number;
+            /**
+             * Customization Spec
+             * @description Guest customization spec to apply
+             */
+            customization_spec?: string | null;
+            /**
+             * Datastore
+             * @description Datastore for the desktops (normally the arcvsa NFS datastore)
+             */
+            datastore: string;
+            /**
+             * Delta Gb
+             * @description Space a linked clone is expected to grow to, for the room check
+             * @default 2
+             */
+            delta_gb: number;
+            /**
+             * First Number
+             * @description Number of the first desktop
+             * @default 1
+             */
+            first_number: number;
+            /**
+             * Folder
+             * @description VM folder under the datacenter; created if missing
+             */
+            folder: string;
+            /**
+             * Golden Vm
+             * @description Golden image VM
+             */
+            golden_vm: string;
+            /**
+             * Memory Mb
+             * @description Memory per desktop, MiB
+             * @default 4096
+             */
+            memory_mb: number;
+            /**
+             * Memory Overcommit
+             * @description Desktop memory allowed per GiB of cluster memory
+             * @default 4
+             */
+            memory_overcommit: number;
+            /**
+             * Name
+             * @description Pool name
+             */
+            name: string;
+            /**
+             * Naming
+             * @description Desktop name pattern; the run of '#' is the zero-padded number, e.g. 'vdi-###'
+             */
+            naming: string;
+            /**
+             * Persistence
+             * @description Pool type
+             * @default stateless
+             * @enum {string}
+             */
+            persistence: "stateless" | "persistent";
+            /**
+             * Power On
+             * @description Power desktops on once made
+             * @default true
+             */
+            power_on: boolean;
+            /**
+             * Resource Pool
+             * @description Resource pool under the cluster's root pool; created if missing
+             */
+            resource_pool?: string | null;
+            /**
+             * Snapshot
+             * @description Snapshot of the golden VM to clone from (recompose: change it)
+             */
+            snapshot: string;
+            /**
+             * Vcpus
+             * @description vCPUs per desktop
+             * @default 2
+             */
+            vcpus: number;
+        };
+        /**
+         * PoolType
+         * @description Desktop pool types of the wizard.
+         * @enum {string}
+         */
+        PoolType: "stateless-linked" | "persistent-linked" | "persistent-full" | "stateless-full" | "generic";
+        /**
+         * PropertyError
+         * @description One refused OVF property (its key and why; never its value).
+         */
+        PropertyError: {
+            /**
+             * Key
+             * @description vApp property key, e.g. ipv4_prefix
+             */
+            key?: string | null;
+            /**
+             * Label
+             * @description The property's label in the vSphere client
+             */
+            label?: string | null;
+            /**
+             * Message
+             * @description Why it was refused
+             */
+            message: string;
         };
         /** Snapshot */
         Snapshot: {
@@ -745,6 +1850,63 @@ export interface components {
             /** Error Type */
             type: string;
         };
+        /**
+         * VdevHealth
+         * @description One vdev of a pool, leaves and groups alike.
+         */
+        VdevHealth: {
+            /**
+             * Checksum Errors
+             * @description checksum errors
+             */
+            checksum_errors: number;
+            /**
+             * Name
+             * @description vdev name as zpool shows it (by-id name, mirror-0 ...)
+             */
+            name: string;
+            /**
+             * Parent
+             * @description the group it belongs to, None for top-level vdevs
+             */
+            parent: string | null;
+            /**
+             * Path
+             * @description device path for leaves
+             */
+            path: string | null;
+            /**
+             * Read Errors
+             * @description read errors since import or clear
+             */
+            read_errors: number;
+            /**
+             * Role
+             * @description data, log or cache
+             */
+            role: string;
+            /**
+             * Slow Ios
+             * @description I/Os slower than zio_slow_io_ms
+             * @default 0
+             */
+            slow_ios: number;
+            /**
+             * State
+             * @description ONLINE, DEGRADED, FAULTED, UNAVAIL ...
+             */
+            state: string;
+            /**
+             * Vdev Type
+             * @description disk, mirror, raidz, root ...
+             */
+            vdev_type: string;
+            /**
+             * Write Errors
+             * @description write errors
+             */
+            write_errors: number;
+        };
         /** VirtualMachine */
         VirtualMachine: {
             /**
@@ -803,6 +1965,147 @@ export interface components {
              */
             template: boolean;
         };
+        /**
+         * PoolSpec
+         * @description A pool to create.
+         */
+        appliance__control__pools__PoolSpec: {
+            /**
+             * Cache
+             * @description L2ARC devices
+             */
+            cache?: string[];
+            /**
+             * Data
+             * @description data device paths (SAN LUNs)
+             */
+            data: string[];
+            /**
+             * Force
+             * @description use devices that hold data (their contents are lost)
+             * @default false
+             */
+            force: boolean;
+            /**
+             * @description how the data devices are combined
+             * @default stripe
+             */
+            layout: components["schemas"]["Layout"];
+            /**
+             * Log
+             * @description SLOG devices; two make a mirror
+             */
+            log?: string[];
+            /**
+             * Name
+             * @description pool name (strict pattern, see names.pool)
+             */
+            name: string;
+        };
+        /** PoolSpec */
+        provisioning__plan__PoolSpec: {
+            /**
+             * Clone
+             * @description Clone type
+             * @default linked
+             * @enum {string}
+             */
+            clone: "linked" | "full";
+            /**
+             * Concurrency
+             * @description Clones in flight at once
+             * @default 8
+             */
+            concurrency: number;
+            /**
+             * Count
+             * @description Number of desktops
+             */
+            count: number;
+            /**
+             * Customization Spec
+             * @description Guest customization spec to apply
+             */
+            customization_spec?: string | null;
+            /**
+             * Datastore
+             * @description Datastore for the desktops (normally the arcvsa NFS datastore)
+             */
+            datastore: string;
+            /**
+             * Delta Gb
+             * @description Space a linked clone is expected to grow to, for the room check
+             * @default 2
+             */
+            delta_gb: number;
+            /**
+             * First Number
+             * @description Number of the first desktop
+             * @default 1
+             */
+            first_number: number;
+            /**
+             * Folder
+             * @description VM folder under the datacenter; created if missing
+             */
+            folder: string;
+            /**
+             * Golden Vm
+             * @description Golden image VM
+             */
+            golden_vm: string;
+            /**
+             * Memory Mb
+             * @description Memory per desktop, MiB
+             * @default 4096
+             */
+            memory_mb: number;
+            /**
+             * Memory Overcommit
+             * @description Desktop memory allowed per GiB of cluster memory
+             * @default 4
+             */
+            memory_overcommit: number;
+            /**
+             * Name
+             * @description Pool name
+             */
+            name: string;
+            /**
+             * Naming
+             * @description Desktop name pattern; the run of '#' is the zero-padded number, e.g. 'vdi-###'
+             */
+            naming: string;
+            /**
+             * Persistence
+             * @description Pool type
+             * @default stateless
+             * @enum {string}
+             */
+            persistence: "stateless" | "persistent";
+            /**
+             * Power On
+             * @description Power desktops on once made
+             * @default true
+             */
+            power_on: boolean;
+            /**
+             * Resource Pool
+             * @description Resource pool under the cluster's root pool; created if missing
+             */
+            resource_pool?: string | null;
+            /**
+             * Snapshot
+             * @description Snapshot of the golden VM to clone from (recompose: change it)
+             */
+            snapshot: string;
+            /**
+             * Vcpus
+             * @description vCPUs per desktop
+             * @default 2
+             */
+            vcpus: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -812,6 +2115,26 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    appliance_api_appliance_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplianceInfo"];
+                };
+            };
+        };
+    };
     login_api_auth_login_post: {
         parameters: {
             query?: never;
@@ -952,6 +2275,364 @@ export interface operations {
             };
         };
     };
+    list_deployments_api_deployments_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentOut"][];
+                };
+            };
+        };
+    };
+    create_deployment_api_deployments_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_deployment_api_deployments__deployment_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    update_deployment_api_deployments__deployment_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    delete_deployment_api_deployments__deployment_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    apply_deployment_api_deployments__deployment_id__apply_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    destroy_deployment_api_deployments__deployment_id__destroy_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    plan_deployment_api_deployments__deployment_id__plan_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlanOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     health_api_health_get: {
         parameters: {
             query?: never;
@@ -968,6 +2649,687 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    list_jobs_api_jobs_get: {
+        parameters: {
+            query?: {
+                deployment_id?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_job_api_jobs__job_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    cancel_job_api_jobs__job_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    job_events_api_jobs__job_id__events_get: {
+        parameters: {
+            query?: {
+                /** @description Only events with a larger id */
+                after?: number;
+                /** @description At most this many */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobEventOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    resume_job_api_jobs__job_id__resume_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    create_dataset_api_storage_datasets_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DatasetCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_disks_api_storage_disks_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Disk"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_pools_api_storage_pools_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolHealth"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_pool_api_storage_pools_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["appliance__control__pools__PoolSpec"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolHealth"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_pool_api_storage_pools__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolHealth"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    destroy_pool_api_storage_pools__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_datasets_api_storage_pools__name__datasets_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -1,0 +1,56 @@
+"""Read what first boot and the image build wrote. Missing files are normal off the appliance."""
+
+from __future__ import annotations
+
+import json
+import socket
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from api.appliance.schemas import ApplianceInfo, Build, FirstBoot
+from api.settings import Settings
+
+
+def _json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def firstboot(settings: Settings) -> FirstBoot:
+    """The first-boot report; `pending` on an appliance where it has not finished, `absent` elsewhere."""
+    report = _json(settings.data_dir / "firstboot.json")
+    if report is None:
+        return FirstBoot(status="pending" if settings.build_manifest.is_file() else "absent")
+    try:
+        return FirstBoot.model_validate(report, strict=False)
+    except ValidationError:
+        return FirstBoot(status="failed", warnings=["firstboot.json is unreadable"])
+
+
+def info(settings: Settings) -> ApplianceInfo:
+    """Version, build, role and first boot of this appliance."""
+    config = _json(settings.appliance_config) or {}
+    build = _json(settings.build_manifest)
+    return ApplianceInfo(
+        version=version("arcvsa"),
+        hostname=socket.gethostname(),
+        role=config.get("role"),
+        nfs_backend=config.get("nfs_backend"),
+        build=Build.model_validate(build) if build else None,
+        firstboot=firstboot(settings),
+    )
+
+
+def admin_password_hash(settings: Settings) -> str | None:
+    """The argon2id hash first boot made from the admin_password property, if any."""
+    try:
+        text = settings.admin_password_hash_file.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return text if text.startswith("$argon2") else None

@@ -1,0 +1,84 @@
+"""/api/deployments: stored plans; plan (diff against vCenter), apply and destroy (as jobs)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, status
+
+from api.deployments import service
+from api.deployments.schemas import DeploymentCreate, DeploymentOut, DeploymentUpdate, PlanOut
+from api.deps import AppSettings, Db
+from api.errors import ErrorBody
+from api.jobs import service as jobs
+from api.jobs.routes import CONFLICT, NOT_FOUND
+from api.jobs.runner import runner_of
+from api.jobs.schemas import JobOut
+from api.secretbox import SecretBox
+
+router = APIRouter(prefix="/api/deployments", tags=["deployments"])
+REFUSED: dict[int | str, dict[str, object]] = {422: {"model": ErrorBody}, 409: {"model": ErrorBody}}
+
+
+def _box(request: Request) -> SecretBox:
+    box: SecretBox = request.app.state.secretbox
+    return box
+
+
+@router.get("")
+def list_deployments(db: Db) -> list[DeploymentOut]:
+    """Every stored deployment."""
+    return [service.out(r) for r in service.list_all(db)]
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, responses={**NOT_FOUND, **CONFLICT})
+def create_deployment(body: DeploymentCreate, request: Request, db: Db) -> DeploymentOut:
+    """Store a plan for a vCenter connection; nothing changes in vCenter yet."""
+    return service.out(service.create(db, _box(request), body))
+
+
+@router.get("/{deployment_id}", responses=NOT_FOUND)
+def get_deployment(deployment_id: int, db: Db) -> DeploymentOut:
+    """One deployment and its plan."""
+    return service.out(service.get(db, deployment_id))
+
+
+@router.put("/{deployment_id}", responses={**NOT_FOUND, **CONFLICT})
+def update_deployment(deployment_id: int, body: DeploymentUpdate, request: Request, db: Db) -> DeploymentOut:
+    """Change the plan (grow, shrink, recompose); the next apply makes vCenter match it."""
+    return service.out(service.update(db, _box(request), deployment_id, body.plan))
+
+
+@router.delete(
+    "/{deployment_id}", status_code=status.HTTP_204_NO_CONTENT, responses={**NOT_FOUND, **CONFLICT}
+)
+def delete_deployment(deployment_id: int, db: Db) -> None:
+    """Forget a deployment (what it made stays in vCenter: destroy it first to remove that)."""
+    service.delete(db, deployment_id)
+
+
+@router.post("/{deployment_id}/plan", responses={**NOT_FOUND, **REFUSED})
+def plan_deployment(deployment_id: int, request: Request, db: Db, settings: AppSettings) -> PlanOut:
+    """Diff the plan against vCenter: what apply would change. Changes nothing; refuses a bad plan."""
+    return service.plan(db, _box(request), deployment_id, settings.vcenter_timeout)
+
+
+@router.post(
+    "/{deployment_id}/apply", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT}
+)
+def apply_deployment(deployment_id: int, request: Request, db: Db) -> JobOut:
+    """Start a job that makes what is missing; follow it under /api/jobs."""
+    return _start(deployment_id, "apply", request, db)
+
+
+@router.post(
+    "/{deployment_id}/destroy", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT}
+)
+def destroy_deployment(deployment_id: int, request: Request, db: Db) -> JobOut:
+    """Start a job that removes every object this deployment made, and nothing else."""
+    return _start(deployment_id, "destroy", request, db)
+
+
+def _start(deployment_id: int, kind: str, request: Request, db: Db) -> JobOut:
+    service.get(db, deployment_id)
+    job = jobs.create(db, deployment_id, kind)
+    runner_of(request).submit(job.id)
+    return jobs.out(job)

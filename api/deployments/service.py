@@ -1,0 +1,155 @@
+"""Deployments: store plans, diff them against vCenter, and run apply/destroy for the job runner."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.auth.service import now
+from api.deployments.schemas import DeploymentCreate, DeploymentOut, PlanOut
+from api.deployments.table import Deployment
+from api.errors import Conflict, NotFound
+from api.jobs import service as jobs
+from api.jobs.runner import JobRunner, Outcome
+from api.secretbox import SecretBox
+from api.vcenters import service as vcenters
+from provisioning import apply as provisioning
+from provisioning import session
+from provisioning.destroy import destroy
+from provisioning.errors import Cancelled
+from provisioning.plan import DeploymentPlan
+from provisioning.progress import Options
+
+
+def out(row: Deployment) -> DeploymentOut:
+    return DeploymentOut(
+        id=row.id,
+        name=row.name,
+        vcenter_id=row.vcenter_id,
+        plan=DeploymentPlan.model_validate_json(row.plan_json),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def get(db: Session, deployment_id: int) -> Deployment:
+    row = db.get(Deployment, deployment_id)
+    if row is None:
+        raise NotFound(f"No deployment {deployment_id}")
+    return row
+
+
+def list_all(db: Session) -> list[Deployment]:
+    return list(db.scalars(select(Deployment).order_by(Deployment.name)))
+
+
+def _store(row: Deployment, plan: DeploymentPlan, box: SecretBox) -> None:
+    password = plan.fleet.admin_password if plan.fleet else None
+    if password is not None:
+        row.secrets_sealed = box.seal(password.get_secret_value())
+    row.plan_json = plan.model_dump_json(exclude={"fleet": {"admin_password"}})
+    row.updated_at = now()
+
+
+def create(db: Session, box: SecretBox, body: DeploymentCreate) -> Deployment:
+    vcenters.get(db, body.vcenter_id)
+    if db.scalar(select(Deployment.id).where(Deployment.name == body.plan.name)) is not None:
+        raise Conflict(f"A deployment named {body.plan.name!r} exists already", field="plan.name")
+    row = Deployment(name=body.plan.name, vcenter_id=body.vcenter_id, created_at=now())
+    _store(row, body.plan, box)
+    db.add(row)
+    db.commit()
+    return row
+
+
+def update(db: Session, box: SecretBox, deployment_id: int, plan: DeploymentPlan) -> Deployment:
+    row = get(db, deployment_id)
+    if plan.name != row.name:
+        raise Conflict("a deployment's name is recorded on its objects and cannot change", field="plan.name")
+    if (busy := jobs.active_of(db, row.id)) is not None:
+        raise Conflict(f"job {busy.id} is {busy.state}; change the plan when it has finished", job_id=busy.id)
+    _store(row, plan, box)
+    db.commit()
+    return row
+
+
+def delete(db: Session, deployment_id: int) -> None:
+    row = get(db, deployment_id)
+    if (busy := jobs.active_of(db, row.id)) is not None:
+        raise Conflict(f"job {busy.id} is {busy.state}", job_id=busy.id)
+    db.delete(row)
+    db.commit()
+
+
+def _login(db: Session, box: SecretBox, row: Deployment, timeout: float) -> Callable[[], Any]:
+    vc = vcenters.get(db, row.vcenter_id)
+    return functools.partial(
+        session.login, vc.host, vc.port, vc.username, box.open(vc.password_sealed),
+        thumbprint_sha256=vc.thumbprint_sha256, timeout=timeout,
+    )  # fmt: skip
+
+
+def plan(db: Session, box: SecretBox, deployment_id: int, timeout: float) -> PlanOut:
+    row = get(db, deployment_id)
+    si = _login(db, box, row, timeout)()
+    try:
+        adopting = jobs.clone_tasks(db, row.id)
+        changes = provisioning.plan(si, DeploymentPlan.model_validate_json(row.plan_json), adopting)
+    finally:
+        session.logout(si)
+    return PlanOut(actions=changes.actions, counts=changes.counts(), unchanged=changes.unchanged)
+
+
+def execute(
+    kind: str,
+    deployment_id: int,
+    record: Callable[[str, str | None, str, int, int], None],
+    cancelled: Callable[[], bool],
+    *,
+    factory: sessionmaker[Session],
+    box: SecretBox,
+    timeout: float,
+    options: Callable[[], Options] = Options,
+) -> Outcome:
+    """Run one apply or destroy for the job runner (api.jobs.runner.Execute)."""
+    with factory() as db:
+        row = get(db, deployment_id)
+        login = _login(db, box, row, timeout)
+        deployment = DeploymentPlan.model_validate_json(row.plan_json)
+        password = box.open(row.secrets_sealed) if row.secrets_sealed else None
+        adopt = jobs.clone_tasks(db, deployment_id)
+    opts = options()
+    opts.adopt = adopt
+    opts.password = password
+    opts.cancelled = cancelled
+    opts.on_event = lambda e: record(e.kind, e.object, e.message, e.done, e.total)
+    try:
+        if kind == "apply":
+            report = provisioning.apply(login, deployment, opts)
+        else:
+            report = destroy(login, deployment.name, deployment.datacenter, deployment.cluster, opts)
+    except Cancelled as exc:
+        return Outcome("cancelled", str(exc), {})
+    summary = f"{len(report.done)} done, {len(report.failed)} failed in {report.seconds:.1f} s"
+    if report.relogins:
+        summary += f"; logged in again {report.relogins}x"
+    if report.failed:
+        return Outcome("failed", summary + "; apply again to retry what failed", report.failed)
+    return Outcome("succeeded", summary, {})
+
+
+def job_runner(state: Any) -> JobRunner:
+    """The app's job runner; `state.provisioning_options` (a factory of Options) is what tests swap."""
+    state.provisioning_options = Options
+    run = functools.partial(
+        execute,
+        factory=state.sessionmaker,
+        box=state.secretbox,
+        timeout=state.settings.vcenter_timeout,
+        options=lambda: state.provisioning_options(),
+    )
+    return JobRunner(state.sessionmaker, run)

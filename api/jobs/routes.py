@@ -1,0 +1,62 @@
+"""/api/jobs: progress, events, cancel and resume of apply/destroy jobs."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, status
+
+from api.deps import Db
+from api.errors import Conflict, ErrorBody
+from api.jobs import service
+from api.jobs.runner import runner_of
+from api.jobs.schemas import JobEventOut, JobOut
+
+router = APIRouter(prefix="/api/jobs", tags=["jobs"])
+NOT_FOUND: dict[int | str, dict[str, object]] = {404: {"model": ErrorBody}}
+CONFLICT: dict[int | str, dict[str, object]] = {409: {"model": ErrorBody}}
+
+
+@router.get("")
+def list_jobs(db: Db, deployment_id: int | None = None) -> list[JobOut]:
+    """Jobs, newest first; optionally of one deployment."""
+    return [service.out(j) for j in service.list_all(db, deployment_id)]
+
+
+@router.get("/{job_id}", responses=NOT_FOUND)
+def get_job(job_id: int, db: Db) -> JobOut:
+    """One job's state and overall progress."""
+    return service.out(service.get(db, job_id))
+
+
+@router.get("/{job_id}/events", responses=NOT_FOUND)
+def job_events(
+    job_id: int,
+    db: Db,
+    after: Annotated[int, Query(ge=0, description="Only events with a larger id")] = 0,
+    limit: Annotated[int, Query(ge=1, le=1000, description="At most this many")] = 200,
+) -> list[JobEventOut]:
+    """Progress events (per object), oldest first."""
+    return service.events(db, job_id, after, limit)
+
+
+@router.post("/{job_id}/cancel", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT})
+def cancel_job(job_id: int, request: Request, db: Db) -> JobOut:
+    """Stop starting new tasks; those in flight finish. What was made stays owned by the deployment."""
+    job = service.request_cancel(db, job_id)
+    runner_of(request).cancel(job_id)
+    return service.out(job)
+
+
+@router.post("/{job_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT})
+def resume_job(job_id: int, request: Request, db: Db) -> JobOut:
+    """Run a failed or cancelled job again: it does only what is still missing."""
+    job = service.get(db, job_id)
+    if job.state not in ("failed", "cancelled"):
+        raise Conflict(f"job {job_id} is {job.state}; only failed or cancelled jobs resume")
+    if (busy := service.active_of(db, job.deployment_id)) is not None:
+        raise Conflict(f"job {busy.id} of this deployment is {busy.state}", job_id=busy.id)
+    job.state, job.cancel_requested = "queued", False
+    db.commit()
+    runner_of(request).submit(job_id)
+    return service.out(job)

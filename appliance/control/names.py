@@ -1,0 +1,116 @@
+"""Strict patterns for every name that reaches a tool (pool, dataset, snapshot, IQN, address, device).
+
+Stricter than the tools themselves: no shell or config metacharacters, no leading dash (never an
+option), nothing ganesha's or targetcli's parsers could read as syntax. Each check returns the name.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+from appliance.control.errors import InvalidName
+
+_COMPONENT = r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}"
+POOL = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,47}")
+DATASET = re.compile(rf"{POOL.pattern}(/{_COMPONENT}){{0,8}}")
+SNAPSHOT_TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}")
+# RFC 3720: iqn.yyyy-mm.reversed.domain[:unique]; lower case only here (IQNs compare case-insensitively).
+IQN = re.compile(
+    r"iqn\.\d{4}-\d{2}\.[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[a-z0-9._-]{1,128})?"
+)
+OBJECT = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,47}")  # backstores, export tags, CHAP user names
+DEVICE = re.compile(r"/dev/(disk/by-(id|path|uuid)/[A-Za-z0-9_.:+@-]{1,128}|[a-z]{2,8}[a-z0-9]{0,8})")
+# zpool reserves these as pool names; a vdev-type word would read as a layout keyword.
+RESERVED_POOLS = {
+    "mirror",
+    "raidz",
+    "raidz1",
+    "raidz2",
+    "raidz3",
+    "draid",
+    "spare",
+    "log",
+    "cache",
+    "special",
+    "dedup",
+}
+
+
+def _check(pattern: re.Pattern[str], value: str, what: str) -> str:
+    if not isinstance(value, str) or not pattern.fullmatch(value):
+        raise InvalidName(f"not a valid {what}: {value!r}")
+    return value
+
+
+def pool(name: str) -> str:
+    """A pool name: a letter, then letters, digits, '_' or '-' (at most 48)."""
+    _check(POOL, name, "pool name")
+    if name.lower() in RESERVED_POOLS or re.fullmatch(r"c[0-9].*", name):
+        raise InvalidName(f"reserved pool name: {name!r}")
+    return name
+
+
+def dataset(name: str) -> str:
+    """A dataset or zvol name: pool/child/... with plain components (no '@', '#', '%' or spaces)."""
+    _check(DATASET, name, "dataset name")
+    pool(name.split("/", 1)[0])
+    return name
+
+
+def child_dataset(name: str) -> str:
+    """A dataset below a pool's root (pool/child): exports and golden images never use the root."""
+    if "/" not in dataset(name):
+        raise InvalidName(f"need a dataset below the pool root: {name!r}")
+    return name
+
+
+def snapshot(name: str) -> str:
+    """dataset@tag."""
+    base, sep, tag = name.partition("@")
+    if not sep:
+        raise InvalidName(f"not a snapshot name (dataset@tag): {name!r}")
+    dataset(base)
+    _check(SNAPSHOT_TAG, tag, "snapshot tag")
+    return name
+
+
+def iqn(name: str) -> str:
+    """An iSCSI qualified name in lower case."""
+    return _check(IQN, name, "iSCSI qualified name")
+
+
+def object_name(name: str) -> str:
+    """A short identifier for backstores, export tags and CHAP user names."""
+    return _check(OBJECT, name, "name")
+
+
+def device(path: str) -> str:
+    """A whole-disk device path: /dev/sdX, /dev/vdX, /dev/nvme0n1 or a /dev/disk/by-* link."""
+    _check(DEVICE, path, "device path")
+    if ".." in path:
+        raise InvalidName(f"not a valid device path: {path!r}")
+    return path
+
+
+def address(value: str) -> str:
+    """One host address (IPv4 or IPv6, no network, no host name): ESXi clients are listed one by one."""
+    try:
+        parsed = ipaddress.ip_address(value)
+    except ValueError:
+        raise InvalidName(f"not an IP address: {value!r}") from None
+    if parsed.is_unspecified or parsed.is_multicast:
+        raise InvalidName(f"not a host address: {value!r}")
+    return str(parsed)
+
+
+# The same checks as pydantic field types, for the models at the package's boundary.
+Pool = Annotated[str, AfterValidator(pool)]
+ChildDataset = Annotated[str, AfterValidator(child_dataset)]
+Iqn = Annotated[str, AfterValidator(iqn)]
+ObjectName = Annotated[str, AfterValidator(object_name)]
+Device = Annotated[str, AfterValidator(device)]
+Address = Annotated[str, AfterValidator(address)]

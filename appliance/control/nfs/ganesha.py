@@ -1,0 +1,196 @@
+"""nfs-ganesha backend (FSAL_VFS): one file per export under exports.d, changes applied over DBus.
+
+The main config pins the ports (the lab forwards them; firewalls name them), turns UDP off (broken in
+6.5) and includes exports.d with ``%dir``, so a restart reads the same exports DBus added live.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from appliance.control import dbus
+from appliance.control.errors import AlreadyExists, NotFound
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway, Rules
+from appliance.control.nfs.model import Export, Protocol, check_set
+
+MAIN_CONF = "/etc/ganesha/ganesha.conf"
+EXPORTS_DIR = "/etc/ganesha/exports.d"
+PREFIX = "arcvsa-"
+DEST = "org.ganesha.nfsd"
+EXPORT_MGR = "/org/ganesha/nfsd/ExportMgr"
+RULES: Rules = (
+    (r"already active|already exists", AlreadyExists),
+    (r"export id not found|No export with id|ServiceUnknown|was not provided", NotFound),
+)
+HEADER = "# Written by arcvsa (appliance.control.nfs.ganesha); changes here are overwritten.\n"
+# At boot ganesha must start after the datasets are mounted, or it exports empty mount points.
+DROP_IN = "/etc/systemd/system/nfs-ganesha.service.d/arcvsa.conf"
+DROP_IN_TEXT = f"{HEADER}[Unit]\nAfter=zfs-mount.service\nWants=zfs-mount.service\n"
+
+
+def render_main() -> str:
+    """The main ganesha.conf."""
+    return (
+        HEADER
+        + """NFS_CORE_PARAM {
+    Protocols = 3, 4;
+    NFS_Port = 2049;
+    MNT_Port = 20048;
+    NLM_Port = 32803;
+    Rquota_Port = 875;
+    Enable_UDP = false;
+}
+NFSV4 {
+    Minor_Versions = 1, 2;
+    Only_Numeric_Owners = true;
+}
+EXPORT_DEFAULTS {
+    Access_Type = None;
+    Squash = Root_Squash;
+}
+"""
+        + f"%dir {EXPORTS_DIR}\n"
+    )
+
+
+def render_export(export: Export) -> str:
+    """One EXPORT block: nothing for anyone, read-write without root squash for the listed hosts."""
+    protocols = "3" if export.protocol is Protocol.v3 else "4"
+    clients = ", ".join(export.clients)
+    return f"""{HEADER}EXPORT {{
+    Export_Id = {export.export_id};
+    Path = "{export.path}";
+    Pseudo = "{export.pseudo}";
+    Protocols = {protocols};
+    Transports = TCP;
+    SecType = sys;
+    Access_Type = None;
+    Squash = Root_Squash;
+    FSAL {{
+        Name = VFS;
+    }}
+    CLIENT {{
+        Clients = {clients};
+        Access_Type = RW;
+        Squash = No_Root_Squash;
+    }}
+}}
+"""
+
+
+def ensure_service(gw: Gateway, files: Files) -> bool:
+    """Main config and boot ordering in place, ganesha (re)started when either changed; True if it was."""
+    changed = files.write(DROP_IN, DROP_IN_TEXT)
+    if changed:
+        gw.run(["systemctl", "daemon-reload"])
+    gw.run(["mkdir", "-p", EXPORTS_DIR])
+    changed = files.write(MAIN_CONF, render_main()) or changed
+    if changed:
+        gw.run(["systemctl", "restart", "nfs-ganesha"], timeout=120)
+    return changed
+
+
+def export_file(export_id: int) -> str:
+    """Where an export's file lives."""
+    return f"{EXPORTS_DIR}/{PREFIX}{export_id}.conf"
+
+
+def _manage(gw: Gateway, method: str, *args: str) -> list[object]:
+    return dbus.call(gw, DEST, EXPORT_MGR, f"org.ganesha.nfsd.exportmgr.{method}", *args, rules=RULES)
+
+
+class LiveExport(BaseModel):
+    """An export ganesha serves now."""
+
+    export_id: int = Field(description="Export_Id")
+    path: str = Field(description="exported path")
+
+
+def live(gw: Gateway) -> list[LiveExport]:
+    """What ganesha exports now (ShowExports), without its pseudo root (id 0)."""
+    reply = _manage(gw, "ShowExports")
+    rows = reply[1] if len(reply) > 1 and isinstance(reply[1], list) else []
+    return [LiveExport(export_id=row[0], path=row[1]) for row in rows if row[0] != 0]
+
+
+class Changes(BaseModel):
+    """What a reconcile did."""
+
+    added: list[int] = Field(default_factory=list, description="export ids added")
+    updated: list[int] = Field(default_factory=list, description="export ids whose file changed")
+    removed: list[int] = Field(default_factory=list, description="export ids removed")
+    restart_needed: bool = Field(False, description="the main config changed: core settings apply on restart")
+
+    @property
+    def changed(self) -> bool:
+        """True when anything was done."""
+        return bool(self.added or self.updated or self.removed)
+
+
+def _managed_ids(files: Files) -> set[int]:
+    ids = set()
+    for name in files.listdir(EXPORTS_DIR):
+        stem = name.removeprefix(PREFIX).removesuffix(".conf")
+        if name.startswith(PREFIX) and name.endswith(".conf") and stem.isdigit():
+            ids.add(int(stem))
+    return ids
+
+
+def reconcile(gw: Gateway, files: Files, desired: list[Export]) -> Changes:
+    """Make ganesha export exactly ``desired``: remove stale, update changed, add missing; no restart."""
+    check_set(desired)
+    changes = Changes(restart_needed=files.write(MAIN_CONF, render_main()))
+    running = {e.export_id for e in live(gw)}
+    wanted = {e.export_id: e for e in desired}
+    for export_id in sorted(_managed_ids(files) - set(wanted)):
+        if export_id in running:
+            _manage(gw, "RemoveExport", f"uint16:{export_id}")
+        files.remove(export_file(export_id))
+        changes.removed.append(export_id)
+    for export_id, export in sorted(wanted.items()):
+        path = export_file(export_id)
+        written = files.write(path, render_export(export))
+        selector = f"string:EXPORT(Export_Id={export_id})"
+        if export_id not in running:
+            _manage(gw, "AddExport", f"string:{path}", selector)
+            changes.added.append(export_id)
+        elif written:
+            _manage(gw, "UpdateExport", f"string:{path}", selector)
+            changes.updated.append(export_id)
+    return changes
+
+
+class ExportIO(BaseModel):
+    """Per-export NFS counters since ganesha started."""
+
+    export_id: int = Field(description="Export_Id")
+    protocol: str = Field(description="NFSv3 or NFSv41")
+    read_ops: int = Field(description="read operations")
+    read_bytes: int = Field(description="bytes read by clients")
+    write_ops: int = Field(description="write operations")
+    write_bytes: int = Field(description="bytes written by clients")
+
+
+def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
+    """Read/write counters of one export (zero until the first I/O)."""
+    method = "GetNFSv3IO" if protocol is Protocol.v3 else "GetNFSv41IO"
+    reply = dbus.call(
+        gw, DEST, EXPORT_MGR, f"org.ganesha.nfsd.exportstats.{method}", f"uint16:{export_id}", rules=RULES
+    )
+    label = "NFSv3" if protocol is Protocol.v3 else "NFSv41"
+    if not reply or reply[0] is not True:
+        return ExportIO(
+            export_id=export_id, protocol=label, read_ops=0, read_bytes=0, write_ops=0, write_bytes=0
+        )
+    # Reply (ganesha 6.5): ok, message, timestamp, then per direction (requested bytes, transferred
+    # bytes, operations, errors, total latency ns, queue wait ns). "requested" stays 0 for reads here.
+    read, write = reply[3], reply[4]
+    return ExportIO(
+        export_id=export_id,
+        protocol=label,
+        read_ops=int(read[2]),
+        read_bytes=int(read[1]),
+        write_ops=int(write[2]),
+        write_bytes=int(write[1]),
+    )

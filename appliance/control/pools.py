@@ -1,0 +1,236 @@
+"""Pools: create / import / export / destroy, grow by a LUN, replace, scrub, health per vdev.
+
+Layouts: stripe (the whitepaper's: the SAN array gives redundancy), mirror (pairs), raidz1, raidz2.
+A log vdev (the SLOG; two devices make a mirror) and cache vdevs (L2ARC, persistent since 2.0).
+ashift and autotrim come from the devices. Pools use by-id paths so they import after a reboot
+whatever order the disks appear in (the default cachefile brings them back at boot).
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from appliance.control import disks, names, zjson
+from appliance.control.errors import AlreadyExists, DeviceInUse, InvalidRequest, NotFound
+from appliance.control.gateway import Gateway, Rules
+
+TIMEOUT = 300.0  # creating on a slow SAN LUN writes labels to every device
+RULES: Rules = (
+    (r"pool already exists|already exists", AlreadyExists),
+    (r"no such pool|no pools available|cannot import .*: no such|does not exist", NotFound),
+    (
+        r"is in use|is part of (active|exported|potentially active) pool|contains a|resource busy|is busy",
+        DeviceInUse,
+    ),
+    (r"no such device|cannot open '/dev|cannot resolve path", NotFound),
+)
+# Properties of every pool's root dataset; ganesha 6.5 on FSAL_VFS needs POSIX ACLs (DESIGN.md section 5).
+ROOT_PROPERTIES = {"acltype": "posix", "xattr": "sa", "compression": "lz4", "atime": "off"}
+
+
+class Layout(StrEnum):
+    """How the data LUNs are combined."""
+
+    stripe = "stripe"
+    mirror = "mirror"
+    raidz1 = "raidz1"
+    raidz2 = "raidz2"
+
+
+MIN_DEVICES = {Layout.stripe: 1, Layout.mirror: 2, Layout.raidz1: 3, Layout.raidz2: 4}
+
+
+class PoolSpec(BaseModel):
+    """A pool to create."""
+
+    name: names.Pool = Field(description="pool name (strict pattern, see names.pool)")
+    layout: Layout = Field(Layout.stripe, description="how the data devices are combined")
+    data: list[names.Device] = Field(min_length=1, description="data device paths (SAN LUNs)")
+    log: list[names.Device] = Field(
+        default_factory=list, max_length=2, description="SLOG devices; two make a mirror"
+    )
+    cache: list[names.Device] = Field(default_factory=list, description="L2ARC devices")
+    force: bool = Field(False, description="use devices that hold data (their contents are lost)")
+
+    @model_validator(mode="after")
+    def _shape(self) -> PoolSpec:
+        if len(self.data) < MIN_DEVICES[self.layout]:
+            raise InvalidRequest(f"{self.layout} needs at least {MIN_DEVICES[self.layout]} devices")
+        if self.layout is Layout.mirror and len(self.data) % 2:
+            raise InvalidRequest("mirror needs an even number of devices (pairs)")
+        every = self.data + self.log + self.cache
+        if len(set(every)) != len(every):
+            raise InvalidRequest("a device is listed twice")
+        return self
+
+    def devices(self) -> list[str]:
+        """Every device of the spec, data first."""
+        return self.data + self.log + self.cache
+
+
+def vdev_args(layout: Layout, devices: list[str]) -> list[str]:
+    """The zpool words for the data devices in ``layout``."""
+    if layout is Layout.stripe:
+        return list(devices)
+    if layout is Layout.mirror:
+        return [w for i in range(0, len(devices), 2) for w in ("mirror", devices[i], devices[i + 1])]
+    return [layout.value, *devices]
+
+
+def choose_ashift(chosen: list[disks.Disk]) -> int:
+    """log2 of the largest physical sector, never below 12: SAN LUNs often claim 512 over 4K+ pages."""
+    return max(12, max(int(math.log2(d.physical_sector)) for d in chosen))
+
+
+def create_argv(spec: PoolSpec, ashift: int, autotrim: bool) -> list[str]:
+    """The ``zpool create`` command line for a validated spec."""
+    argv = ["zpool", "create", "-o", f"ashift={ashift}", "-o", f"autotrim={'on' if autotrim else 'off'}"]
+    for prop, value in ROOT_PROPERTIES.items():
+        argv += ["-O", f"{prop}={value}"]
+    if spec.force:
+        argv.append("-f")
+    argv += [spec.name, *vdev_args(spec.layout, spec.data)]
+    if spec.log:
+        argv += ["log", *(["mirror"] if len(spec.log) == 2 else []), *spec.log]
+    if spec.cache:
+        argv += ["cache", *spec.cache]
+    return argv
+
+
+def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
+    """Create the pool after checking its devices are free (or forced); return its health."""
+    chosen = disks.resolve(gw, spec.devices(), force=spec.force)
+    autotrim = all(d.trim for d in chosen)
+    gw.run(create_argv(spec, choose_ashift(chosen), autotrim), rules=RULES, timeout=TIMEOUT)
+    return status(gw, spec.name)
+
+
+def add(
+    gw: Gateway, pool: str, devices: list[str], *, layout: Layout = Layout.stripe, force: bool = False
+) -> PoolHealth:
+    """Grow a pool by LUNs (scale-up); the new vdev should match the pool's layout."""
+    names.pool(pool)
+    chosen = disks.resolve(gw, devices, force=force)
+    argv = ["zpool", "add", "-o", f"ashift={choose_ashift(chosen)}", *(["-f"] if force else []), pool]
+    gw.run([*argv, *vdev_args(layout, devices)], rules=RULES, timeout=TIMEOUT)
+    return status(gw, pool)
+
+
+def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) -> PoolHealth:
+    """Replace a LUN by another; resilvering runs in the background (see status)."""
+    names.pool(pool)
+    names.device(old)
+    disks.resolve(gw, [new], force=force)
+    gw.run(["zpool", "replace", *(["-f"] if force else []), pool, old, new], rules=RULES, timeout=TIMEOUT)
+    return status(gw, pool)
+
+
+def scrub(gw: Gateway, pool: str) -> None:
+    """Start a scrub (returns at once; progress is in status)."""
+    gw.run(["zpool", "scrub", names.pool(pool)], rules=RULES)
+
+
+def export(gw: Gateway, pool: str) -> None:
+    """Export a pool (unmounts its datasets)."""
+    gw.run(["zpool", "export", names.pool(pool)], rules=RULES, timeout=TIMEOUT)
+
+
+def import_pool(gw: Gateway, pool: str) -> PoolHealth:
+    """Import a pool by name, scanning by-id paths (stable names for next boot's cachefile)."""
+    gw.run(["zpool", "import", "-d", "/dev/disk/by-id", names.pool(pool)], rules=RULES, timeout=TIMEOUT)
+    return status(gw, pool)
+
+
+def destroy(gw: Gateway, pool: str) -> None:
+    """Destroy a pool and everything in it."""
+    gw.run(["zpool", "destroy", names.pool(pool)], rules=RULES, timeout=TIMEOUT)
+
+
+class VdevHealth(BaseModel):
+    """One vdev of a pool, leaves and groups alike."""
+
+    name: str = Field(description="vdev name as zpool shows it (by-id name, mirror-0 ...)")
+    parent: str | None = Field(description="the group it belongs to, None for top-level vdevs")
+    vdev_type: str = Field(description="disk, mirror, raidz, root ...")
+    role: str = Field(description="data, log or cache")
+    path: str | None = Field(description="device path for leaves")
+    state: str = Field(description="ONLINE, DEGRADED, FAULTED, UNAVAIL ...")
+    read_errors: int = Field(description="read errors since import or clear")
+    write_errors: int = Field(description="write errors")
+    checksum_errors: int = Field(description="checksum errors")
+    slow_ios: int = Field(0, description="I/Os slower than zio_slow_io_ms")
+
+
+class PoolHealth(BaseModel):
+    """A pool's state and its vdevs."""
+
+    name: str = Field(description="pool name")
+    state: str = Field(description="pool state")
+    error_count: int = Field(description="data errors (files with permanent errors)")
+    scan: dict[str, Any] | None = Field(description="last or running scrub/resilver as zpool reports it")
+    vdevs: list[VdevHealth] = Field(description="every vdev, depth first")
+
+    @property
+    def healthy(self) -> bool:
+        """Online with no errors anywhere."""
+        return (
+            self.state == "ONLINE"
+            and not self.error_count
+            and not any(v.read_errors or v.write_errors or v.checksum_errors for v in self.vdevs)
+        )
+
+
+def _walk(tree: dict[str, Any], role: str, parent: str | None, out: list[VdevHealth]) -> None:
+    for name, vdev in tree.items():
+        if vdev.get("vdev_type") != "root":
+            out.append(
+                VdevHealth(
+                    name=name,
+                    parent=parent,
+                    vdev_type=vdev.get("vdev_type", "?"),
+                    role=role,
+                    path=vdev.get("path"),
+                    state=vdev.get("state", "?"),
+                    read_errors=int(vdev.get("read_errors", 0)),
+                    write_errors=int(vdev.get("write_errors", 0)),
+                    checksum_errors=int(vdev.get("checksum_errors", 0)),
+                    slow_ios=int(vdev.get("slow_ios", 0)),
+                )
+            )
+        nested_parent = None if vdev.get("vdev_type") == "root" else name
+        _walk(vdev.get("vdevs", {}), role, nested_parent, out)
+
+
+def parse_status(stdout: str, pool: str) -> PoolHealth:
+    """PoolHealth from ``zpool status -j --json-int POOL``."""
+    data = zjson.load(stdout, "zpool status")
+    raw = data.get("pools", {}).get(pool)
+    if raw is None:
+        raise NotFound(f"no such pool: {pool}")
+    vdevs: list[VdevHealth] = []
+    for key, role in (("vdevs", "data"), ("logs", "log"), ("l2cache", "cache"), ("spares", "spare")):
+        _walk(raw.get(key, {}), role, None, vdevs)
+    return PoolHealth(
+        name=pool,
+        state=raw.get("state", "?"),
+        error_count=int(raw.get("error_count", 0)),
+        scan=raw.get("scan_stats"),
+        vdevs=vdevs,
+    )
+
+
+def status(gw: Gateway, pool: str) -> PoolHealth:
+    """Health of one pool."""
+    return parse_status(
+        gw.run(["zpool", "status", "-j", "--json-int", names.pool(pool)], rules=RULES).stdout, pool
+    )
+
+
+def list_names(gw: Gateway) -> list[str]:
+    """Names of the imported pools."""
+    data = zjson.load(gw.run(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout, "zpool list")
+    return sorted(data.get("pools", {}))

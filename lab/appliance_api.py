@@ -1,0 +1,98 @@
+"""The lab appliance's api from the host: its certificate pinned on first contact, health, login.
+
+First boot makes a self-signed certificate per appliance; the lab has no CA to check it against, so
+it pins the one it sees first (saved in the lab folder) and refuses any other afterwards.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import ssl
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lab.process import CommandError
+
+
+class ApiError(RuntimeError):
+    """The appliance's api answered with an error status, or not at all."""
+
+
+class ApplianceApi:
+    """HTTPS to 127.0.0.1:<port> (a forward to the guest's 443) with a pinned certificate."""
+
+    def __init__(self, port: int, cert_file: Path, timeout: float = 30.0) -> None:
+        self.port = port
+        self.cert_file = cert_file
+        self.timeout = timeout
+
+    def pin(self) -> None:
+        """Save the certificate the appliance presents now (trust on first use)."""
+        pem = ssl.get_server_certificate(("127.0.0.1", self.port), timeout=self.timeout)
+        self.cert_file.write_text(pem, encoding="ascii")
+
+    def _context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=str(self.cert_file))
+        # The certificate names the appliance's host name and address, not the host's forward.
+        context.check_hostname = False
+        return context
+
+    def request(
+        self, method: str, path: str, body: dict[str, Any] | None = None, token: str | None = None
+    ) -> tuple[int, Any]:
+        """(status, decoded JSON body)."""
+        conn = http.client.HTTPSConnection(
+            "127.0.0.1", self.port, timeout=self.timeout, context=self._context()
+        )
+        headers = {"Accept": "application/json"}
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            conn.request(method, path, body=payload, headers=headers)
+            response = conn.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            raise ApiError(f"{method} {path}: {exc}") from exc
+        finally:
+            conn.close()
+        return response.status, json.loads(raw) if raw else None
+
+    def health(self) -> dict[str, Any]:
+        status, data = self.request("GET", "/api/health")
+        if status != 200:
+            raise ApiError(f"/api/health answered {status}: {data}")
+        return dict(data)
+
+    def token(self, username: str, password: str) -> str:
+        """A bearer token for the admin (raises ApiError on a wrong password)."""
+        status, data = self.request("POST", "/api/auth/token", {"username": username, "password": password})
+        if status != 200:
+            raise ApiError(f"login as {username} answered {status}: {data}")
+        return str(data["token"])
+
+    def wait_health(
+        self, started_at: float, timeout: float, alive: Callable[[], bool] | None = None
+    ) -> tuple[float, dict[str, Any]]:
+        """Wait until /api/health answers; pins the certificate on first contact. Returns (seconds since
+        ``started_at`` (monotonic), health)."""
+        deadline = time.monotonic() + timeout
+        last = ""
+        while time.monotonic() < deadline:
+            if alive is not None and not alive():
+                raise CommandError(["qemu-system-x86_64"], -1, "qemu ended while waiting for the api")
+            try:
+                if not self.cert_file.is_file():
+                    self.pin()
+                health = self.health()
+                return time.monotonic() - started_at, health
+            except (OSError, ApiError, ssl.SSLError) as exc:
+                last = str(exc)
+            time.sleep(2)
+        raise ApiError(f"no api health within {timeout:.0f} s (last: {last})")

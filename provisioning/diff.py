@@ -1,0 +1,268 @@
+"""Plan versus live state: the checks that refuse a plan before any change, and the actions apply takes.
+
+Pure functions over provisioning.plan and provisioning.live, so every rule is unit-tested on made-up
+state. Objects owned by another deployment, or by nobody, are never in an action: a name the plan needs
+that such an object holds is a NameCollision.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from provisioning.errors import (
+    HostNotInCluster,
+    InsufficientResources,
+    InsufficientSpace,
+    NameCollision,
+    PlacementNotFound,
+    PlanError,
+    SnapshotMissing,
+)
+from provisioning.live import LiveState
+from provisioning.plan import DeploymentPlan, PoolSpec
+
+GIB = 1024**3
+MIB = 1024**2
+
+Kind = Literal["appliance", "disk", "nfs_mount", "folder", "resource_pool", "desktop"]
+
+
+class Action(BaseModel):
+    op: Literal["create", "delete", "replace", "power_on"] = Field(description="What apply does")
+    kind: Kind = Field(description="What kind of object")
+    name: str = Field(description="Object name (for a folder: its path; for a disk: 'vm/#n')")
+    host: str | None = Field(default=None, description="ESXi host it concerns, for mounts and appliances")
+    detail: str = Field(default="", description="Why, in words")
+
+
+class Diff(BaseModel):
+    actions: list[Action] = Field(description="Every change apply would make, in the order it makes them")
+    unchanged: int = Field(description="Planned objects that exist already and are owned by this deployment")
+
+    def counts(self) -> dict[str, int]:
+        """{'create desktop': 100, ...}"""
+        return dict(Counter(f"{a.op} {a.kind}" for a in self.actions))
+
+    def of(self, kind: Kind, *ops: str) -> list[Action]:
+        return [a for a in self.actions if a.kind == kind and (not ops or a.op in ops)]
+
+
+def check(plan: DeploymentPlan, live: LiveState) -> None:
+    """Raise the first PlanError that can be known now; return when apply may start."""
+    if live.cluster is None:
+        raise PlacementNotFound(
+            f"datacenter {plan.datacenter!r} has no cluster {plan.cluster!r}", field="cluster"
+        )
+    collisions: list[str] = []
+    if plan.fleet:
+        f = plan.fleet
+        for i, a in enumerate(f.appliances):
+            if a.host not in live.cluster_hosts:
+                where = (
+                    "is not a member of" if a.host in live.hosts else "does not exist in the datacenter of"
+                )
+                raise HostNotInCluster(
+                    f"host {a.host!r} {where} cluster {plan.cluster!r}", field=f"fleet.appliances.{i}.host"
+                )
+            for d in a.disks:
+                ds = live.datastores.get(d.datastore)
+                if ds is None or live.cluster_hosts[a.host] not in ds.hosts:
+                    raise PlacementNotFound(
+                        f"host {a.host!r} has no datastore {d.datastore!r}",
+                        field=f"fleet.appliances.{i}.disks",
+                    )
+            vm = live.vm(a.name)
+            if vm and vm.owner != plan.name:
+                collisions.append(a.name)
+        if f.network not in live.networks:
+            raise PlacementNotFound(f"no network {f.network!r}", field="fleet.network")
+        if f.datastore not in live.datastores:
+            raise PlacementNotFound(f"no datastore {f.datastore!r}", field="fleet.datastore")
+    if plan.nfs:
+        ds = live.datastores.get(plan.nfs.name)
+        if ds and ds.owner != plan.name:
+            raise NameCollision(
+                f"datastore {plan.nfs.name!r} exists and is not arcvsa's",
+                names=[plan.nfs.name],
+                field="nfs.name",
+            )
+        wanted = "NFS" if plan.nfs.version == "3" else "NFS41"
+        if ds and ds.type and ds.type != wanted:  # a host mounting v3 and another v4.1 corrupts data
+            raise PlanError(
+                f"datastore {plan.nfs.name!r} is mounted as {ds.type}; the plan says {wanted}: "
+                "destroy it first to change the version",
+                field="nfs.version",
+            )
+    if plan.pool:
+        _check_pool(plan, plan.pool, live, collisions)
+    if collisions:
+        shown = ", ".join(collisions[:5]) + (
+            f" and {len(collisions) - 5} more" if len(collisions) > 5 else ""
+        )
+        raise NameCollision(
+            f"names taken by VMs this deployment does not own: {shown}",
+            names=collisions,
+            field="pool.naming" if plan.pool else "fleet",
+        )
+
+
+def _check_pool(plan: DeploymentPlan, pool: PoolSpec, live: LiveState, collisions: list[str]) -> None:
+    golden = live.vm(pool.golden_vm)
+    if golden is None:
+        raise PlacementNotFound(f"no golden VM {pool.golden_vm!r}", field="pool.golden_vm")
+    if pool.snapshot not in golden.snapshots:
+        have = ", ".join(sorted(golden.snapshots)) or "none"
+        raise SnapshotMissing(
+            f"golden VM {pool.golden_vm!r} has no snapshot {pool.snapshot!r} (it has: {have})"
+        )
+    ds = live.datastores.get(pool.datastore)
+    planned_nfs = plan.nfs is not None and plan.nfs.name == pool.datastore
+    if ds is None and not planned_nfs:
+        raise PlacementNotFound(f"no datastore {pool.datastore!r}", field="pool.datastore")
+    missing = 0
+    for name in pool.desktop_names():
+        vm = live.vm(name)
+        if vm is None:
+            missing += 1
+        elif vm.owner != plan.name:
+            collisions.append(name)
+    per_desktop = pool.memory_mb * MIB + (
+        int(pool.delta_gb * GIB)
+        if pool.clone == "linked"
+        else max(golden.committed_bytes, sum(c for _, c in golden.disks))
+    )
+    if ds is not None and missing * per_desktop > ds.free_bytes:
+        fits = ds.free_bytes // per_desktop
+        raise InsufficientSpace(
+            f"{missing} new desktops need {missing * per_desktop / GIB:.1f} GiB on {pool.datastore!r}, "
+            f"which has {ds.free_bytes / GIB:.1f} GiB free: at most {fits} fit"
+        )
+    wanted = pool.count * pool.memory_mb * MIB
+    allowed = int(live.cluster_memory_bytes * pool.memory_overcommit)
+    if wanted > allowed:
+        raise InsufficientResources(
+            f"{pool.count} desktops of {pool.memory_mb} MiB need {wanted / GIB:.0f} GiB of memory; cluster "
+            f"{plan.cluster!r} allows {allowed / GIB:.0f} GiB at {pool.memory_overcommit:g}x overcommit"
+        )
+
+
+def diff(plan: DeploymentPlan, live: LiveState) -> Diff:
+    """What apply would change (call `check` first: this assumes the plan is placeable)."""
+    actions: list[Action] = []
+    unchanged = 0
+    if plan.fleet:
+        for a in plan.fleet.appliances:
+            vm = live.vm(a.name)
+            if vm is None:
+                actions.append(
+                    Action(
+                        op="create",
+                        kind="appliance",
+                        name=a.name,
+                        host=a.host,
+                        detail=f"OVA, {plan.fleet.size}",
+                    )
+                )
+            else:
+                unchanged += 1
+            have = len(vm.disks) - 1 if vm else 0  # the boot disk comes with the OVA
+            actions += [
+                Action(
+                    op="create",
+                    kind="disk",
+                    name=f"{a.name}/#{i}",
+                    host=a.host,
+                    detail=f"{d.size_gb} GiB on {d.datastore}",
+                )
+                for i, d in enumerate(a.disks)
+                if i >= have
+            ]
+            if vm and vm.power_state != "poweredOn":
+                actions.append(Action(op="power_on", kind="appliance", name=a.name, host=a.host))
+    if plan.nfs:
+        ds = live.datastores.get(plan.nfs.name)
+        mounted = ds.hosts if ds else set()
+        detail = f"NFS {plan.nfs.version} {plan.nfs.server}:{plan.nfs.path}"
+        for host, moid in sorted(live.cluster_hosts.items()):
+            if moid in mounted:
+                unchanged += 1
+            else:
+                actions.append(
+                    Action(op="create", kind="nfs_mount", name=plan.nfs.name, host=host, detail=detail)
+                )
+    if plan.pool:
+        actions += _pool_actions(plan.name, plan.pool, live)
+        unchanged += sum(
+            1
+            for n in plan.pool.desktop_names()
+            if (vm := live.vm(n)) and vm.owner == plan.name and vm.source == plan.pool.source
+        )
+    return Diff(actions=actions, unchanged=unchanged)
+
+
+def _pool_actions(owner: str, pool: PoolSpec, live: LiveState) -> list[Action]:
+    actions: list[Action] = []
+    parts = pool.folder.split("/")
+    for depth in range(1, len(parts) + 1):
+        path = "/".join(parts[:depth])
+        if path not in live.folders:
+            actions.append(Action(op="create", kind="folder", name=path))
+    if pool.resource_pool and pool.resource_pool not in live.pools:
+        actions.append(Action(op="create", kind="resource_pool", name=pool.resource_pool))
+    wanted = pool.desktop_names()
+    for name in wanted:
+        vm = live.vm(name)
+        if vm is None:
+            actions.append(
+                Action(op="create", kind="desktop", name=name, detail=f"{pool.clone} clone of {pool.source}")
+            )
+        elif vm.owner == owner and vm.source != pool.source:
+            actions.append(
+                Action(
+                    op="replace", kind="desktop", name=name, detail=f"recompose {vm.source} -> {pool.source}"
+                )
+            )
+        elif vm.owner == owner and pool.power_on and vm.power_state != "poweredOn":
+            actions.append(Action(op="power_on", kind="desktop", name=name))
+    keep = set(wanted)
+    for name, vms in sorted(live.vms.items()):
+        if name not in keep and pool.matches(name):
+            actions += [
+                Action(op="delete", kind="desktop", name=name, detail="shrink")
+                for vm in vms
+                if vm.owner == owner
+            ]
+    return actions
+
+
+def teardown(owner: str, live: LiveState) -> Diff:
+    """Everything `owner` created, in the order destroy removes it; nothing anyone else made."""
+    actions: list[Action] = []
+    appliances: list[Action] = []
+    for name, vms in sorted(live.vms.items()):
+        for vm in vms:
+            if vm.owner == owner:
+                (appliances if vm.source is None else actions).append(
+                    Action(op="delete", kind="desktop", name=name)
+                )
+    for ds in live.datastores.values():
+        if ds.owner == owner:
+            by_id = {m: n for n, m in live.hosts.items()}
+            actions += [
+                Action(op="delete", kind="nfs_mount", name=ds.name, host=by_id.get(h, h))
+                for h in sorted(ds.hosts)
+            ]
+    actions += [a.model_copy(update={"kind": "appliance"}) for a in appliances]
+    actions += [
+        Action(op="delete", kind="resource_pool", name=n)
+        for n, m in sorted(live.pools.items())
+        if live.pool_owners.get(m) == owner
+    ]
+    folders = [p for p, m in live.folders.items() if live.folder_owners.get(m) == owner]
+    actions += [
+        Action(op="delete", kind="folder", name=p) for p in sorted(folders, key=lambda p: -p.count("/"))
+    ]
+    return Diff(actions=actions, unchanged=0)

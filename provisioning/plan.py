@@ -1,0 +1,184 @@
+"""The DeploymentPlan: what the wizard asks for, typed. Pure data, no vCenter calls.
+
+One plan describes one deployment: per host an appliance from the OVA with its LUN disks, one NFS
+datastore mounted on every host of the cluster, and one desktop pool. Every part is optional so that a
+plan can grow step by step (fleet first, pool later) and apply creates only what is missing.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    StringConstraints,
+    model_validator,
+)
+
+from ovf.properties import load_catalogue
+from provisioning.certificate import normalise_thumbprint
+
+#: a vSphere inventory name we create: no path separators, no characters vCenter escapes
+Name = Annotated[
+    str, StringConstraints(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]*$")
+]
+#: a deployment's id as recorded on every object it creates
+OwnerId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+#: a folder under the datacenter's VM folder, e.g. 'vdi/pool-a'
+FolderPath = Annotated[
+    str,
+    StringConstraints(
+        min_length=1, max_length=255, pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._-]*(/[A-Za-z0-9][A-Za-z0-9 ._-]*)*$"
+    ),
+]
+Endpoint = Annotated[
+    str, StringConstraints(min_length=3, max_length=260, pattern=r"^[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5}$")
+]
+
+_HASHES = re.compile(r"#+")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LunDisk(_Model):
+    datastore: Name = Field(description="VMFS datastore on a SAN LUN, visible to the appliance's host")
+    size_gb: int = Field(ge=1, le=62 * 1024, description="Size of the new thin VMDK in GiB")
+
+
+class ApplianceSpec(_Model):
+    host: Name = Field(description="ESXi host (as vCenter names it) the appliance runs on")
+    name: Name = Field(description="VM name of the appliance")
+    properties: dict[str, str] = Field(
+        default_factory=dict, description="OVF property values for this appliance (hostname, ipv4_address...)"
+    )
+    disks: list[LunDisk] = Field(default_factory=list, description="SAN LUN disks the appliance pools")
+    api_endpoint: Endpoint | None = Field(
+        default=None,
+        description="host:port of the appliance's api for the health wait; the lab appliance stands in here",
+    )
+    api_thumbprint_sha256: Annotated[str, AfterValidator(normalise_thumbprint)] | None = Field(
+        default=None, description="SHA-256 thumbprint of the appliance api's certificate, to pin TLS"
+    )
+
+
+class Fleet(_Model):
+    ova_path: str = Field(min_length=1, description="Path of the appliance OVA on the machine running arcvsa")
+    size: Literal["small", "medium", "large"] = Field(default="small", description="OVF deployment option")
+    network: Name = Field(description="Port group the appliances' NFS network maps to")
+    datastore: Name = Field(description="Datastore for the appliances' boot disks")
+    properties: dict[str, str] = Field(
+        default_factory=dict, description="OVF property values shared by every appliance"
+    )
+    admin_password: SecretStr | None = Field(
+        default=None, description="OVF admin_password; stored sealed, never in the plan's JSON"
+    )
+    appliances: list[ApplianceSpec] = Field(min_length=1, description="One appliance per ESXi host")
+    health_timeout_s: float = Field(default=600.0, gt=0, le=3600, description="Wait for each appliance api")
+
+    @model_validator(mode="after")
+    def _known_properties(self) -> Fleet:
+        # vCenter takes unknown keys without a word; the appliance would then boot without them
+        catalogue = load_catalogue().by_key()
+        for where, values in [("fleet", self.properties)] + [(a.name, a.properties) for a in self.appliances]:
+            for key, value in values.items():
+                spec = catalogue.get(key)
+                if spec is None:
+                    raise ValueError(f"{where}: {key!r} is not an OVF property of the appliance")
+                if spec.password:
+                    raise ValueError(f"{where}: {key!r} is a password: give it as fleet.admin_password")
+                if spec.choices is not None and value not in spec.choices:
+                    raise ValueError(f"{where}: {key}={value!r} is not one of {list(spec.choices)}")
+        return self
+
+
+class NfsDatastore(_Model):
+    name: Name = Field(description="Datastore name, the same on every host")
+    server: Annotated[str, StringConstraints(min_length=1, max_length=253)] = Field(
+        description="NFS server address (the appliance's NFS network address)"
+    )
+    path: Annotated[str, StringConstraints(min_length=1, max_length=255, pattern=r"^/")] = Field(
+        description="Exported path"
+    )
+    version: Literal["3", "4.1"] = Field(
+        default="3", description="NFS version; one for every host, never both"
+    )
+
+
+class PoolSpec(_Model):
+    name: Name = Field(description="Pool name")
+    persistence: Literal["stateless", "persistent"] = Field(default="stateless", description="Pool type")
+    clone: Literal["linked", "full"] = Field(default="linked", description="Clone type")
+    count: int = Field(ge=1, le=4000, description="Number of desktops")
+    naming: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*#+[A-Za-z0-9._-]*$",
+        max_length=64,
+        description="Desktop name pattern; the run of '#' is the zero-padded number, e.g. 'vdi-###'",
+    )
+    first_number: int = Field(default=1, ge=0, description="Number of the first desktop")
+    folder: FolderPath = Field(description="VM folder under the datacenter; created if missing")
+    resource_pool: Name | None = Field(
+        default=None, description="Resource pool under the cluster's root pool; created if missing"
+    )
+    golden_vm: Name = Field(description="Golden image VM")
+    snapshot: Name = Field(description="Snapshot of the golden VM to clone from (recompose: change it)")
+    datastore: Name = Field(description="Datastore for the desktops (normally the arcvsa NFS datastore)")
+    vcpus: int = Field(default=2, ge=1, le=64, description="vCPUs per desktop")
+    memory_mb: int = Field(default=4096, ge=256, le=1024 * 1024, description="Memory per desktop, MiB")
+    customization_spec: Name | None = Field(default=None, description="Guest customization spec to apply")
+    concurrency: int = Field(default=8, ge=1, le=64, description="Clones in flight at once")
+    power_on: bool = Field(default=True, description="Power desktops on once made")
+    delta_gb: float = Field(
+        default=2.0, gt=0, description="Space a linked clone is expected to grow to, for the room check"
+    )
+    memory_overcommit: float = Field(
+        default=4.0, ge=1, le=20, description="Desktop memory allowed per GiB of cluster memory"
+    )
+
+    def desktop_names(self) -> list[str]:
+        """The names of every desktop of the pool, in number order."""
+        return [self.desktop_name(self.first_number + i) for i in range(self.count)]
+
+    def desktop_name(self, number: int) -> str:
+        run = _HASHES.search(self.naming)
+        assert run is not None  # the pattern guarantees one
+        return self.naming[: run.start()] + str(number).zfill(len(run.group())) + self.naming[run.end() :]
+
+    def matches(self, name: str) -> bool:
+        """Whether `name` is one of this pattern's names, whatever its number (for shrink)."""
+        run = _HASHES.search(self.naming)
+        assert run is not None
+        head, tail = self.naming[: run.start()], self.naming[run.end() :]
+        body = name[len(head) : len(name) - len(tail) if tail else None]
+        return name.startswith(head) and name.endswith(tail) and body.isdigit()
+
+    @property
+    def source(self) -> str:
+        """What a desktop is cloned from, as recorded on it: recompose compares this."""
+        return f"{self.golden_vm}@{self.snapshot}"
+
+
+class DeploymentPlan(_Model):
+    name: OwnerId = Field(description="Deployment id, recorded on every object it creates")
+    datacenter: Name = Field(description="Datacenter")
+    cluster: Name = Field(description="Cluster the hosts belong to")
+    fleet: Fleet | None = Field(default=None, description="The appliances, one per host")
+    nfs: NfsDatastore | None = Field(default=None, description="The NFS datastore mounted on every host")
+    pool: PoolSpec | None = Field(default=None, description="The desktop pool")
+
+    @model_validator(mode="after")
+    def _one_appliance_per_host(self) -> DeploymentPlan:
+        if self.fleet:
+            hosts = [a.host for a in self.fleet.appliances]
+            names = [a.name for a in self.fleet.appliances]
+            if len(set(hosts)) != len(hosts):
+                raise ValueError("one appliance per host: a host is named twice")
+            if len(set(names)) != len(names):
+                raise ValueError("appliance names must differ")
+        return self

@@ -1,0 +1,68 @@
+"""A boot with bad vApp properties: nothing is applied, the appliance stays reachable and says why."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.lab_boot import BootedAppliance, boot
+
+from lab.process import CommandError, run
+from lab.san import San, make_luns
+
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
+
+BAD = {"ipv4_prefix": "33", "admin_password": ""}
+
+
+@pytest.fixture(scope="module")
+def refused(
+    lab_image: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BootedAppliance]:
+    """The image booted with a /33 prefix and an empty password (its own small SAN)."""
+    image, key = lab_image
+    directory = tmp_path_factory.mktemp("refused")
+    san = San(directory / "san", make_luns(directory / "luns", 1, 64 << 20), tied=True).start()
+    try:
+        appliance = boot(image, key, san, directory / "vm", BAD)
+        try:
+            yield appliance
+        finally:
+            appliance.vm.shutdown(timeout=120)
+    finally:
+        san.stop()
+
+
+def test_refused_properties_are_reported_by_the_api(refused: BootedAppliance) -> None:
+    firstboot = refused.health["firstboot"]
+    assert isinstance(firstboot, dict)
+    assert firstboot["status"] == "refused"
+    keys = {error["key"] for error in firstboot["errors"]}
+    assert keys == set(BAD), firstboot
+    assert all(error["message"] for error in firstboot["errors"])
+
+
+def test_refused_properties_are_on_the_console(refused: BootedAppliance) -> None:
+    console = refused.vm.console.read_text(encoding="utf-8", errors="replace")
+    assert "ipv4_prefix" in console and "admin_password" in console, console[-3000:]
+
+
+def test_nothing_was_applied(refused: BootedAppliance) -> None:
+    # No password was set, so no login works; the host name is still the image's.
+    status, _ = refused.api.request("POST", "/api/auth/token", {"username": "admin", "password": "x"})
+    assert status == 401
+    status, _ = refused.api.request("GET", "/api/appliance")
+    assert status == 401
+
+
+def test_no_login_key_is_in_the_image(refused: BootedAppliance, lab_image: tuple[Path, Path]) -> None:
+    # The seal removed packer's build key and the refused environment installed no key: SSH is shut.
+    build_key = lab_image[0].parent / "keys" / "build"
+    for key in (lab_image[1], build_key):
+        if not key.is_file():
+            continue
+        argv = refused.vm.ssh_argv(["true"])
+        argv[argv.index("-i") + 1] = str(key)
+        with pytest.raises(CommandError, match="Permission denied"):
+            run(argv, timeout=60)

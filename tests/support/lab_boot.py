@@ -1,0 +1,41 @@
+"""Boot the appliance image in the lab as a vSphere admin would deploy it: properties on an ovf-env ISO."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lab import appliance_env
+from lab.appliance_api import ApplianceApi
+from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.san import San
+
+
+class BootedAppliance:
+    """A VM booted with an ovf-env, its api client and the properties it was given."""
+
+    def __init__(self, vm: ApplianceVm, api: ApplianceApi, properties: dict[str, str]) -> None:
+        self.vm = vm
+        self.api = api
+        self.properties = properties
+        self.api_seconds = 0.0
+        self.health: dict[str, object] = {}
+
+
+def boot(
+    image: Path, key: Path, san: San, directory: Path, overrides: dict[str, str] | None = None
+) -> BootedAppliance:
+    """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health."""
+    password = appliance_env.new_password()
+    properties = appliance_env.lab_properties(
+        password, key.with_suffix(".pub").read_text(encoding="utf-8"), overrides or {}
+    )
+    iso = appliance_env.write_environment(directory / "env", properties)
+    vm = ApplianceVm(VmConfig(image, directory, san.socket, san.luns, key, cdrom=iso, tied=True))
+    booted = BootedAppliance(
+        vm, ApplianceApi(vm.config.host_ports["https"], directory / "api.crt"), properties
+    )
+    vm.start()
+    assert vm.daemon is not None
+    booted.api_seconds, booted.health = booted.api.wait_health(vm.started_at, 600, vm.daemon.alive)
+    print(f"\nboot to api health: {booted.api_seconds:.1f} s; first boot: {booted.health['firstboot']}")
+    return booted

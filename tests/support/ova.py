@@ -1,0 +1,33 @@
+"""A small arcvsa OVA for tests: packed by ovf.ova from a qcow2 made with qemu-img (32 MiB, 1 MiB of data)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from pathlib import Path
+
+from ovf.build_manifest import BuildManifest
+from ovf.ova import pack_ova, verify_ova
+
+
+def make_ova(folder: Path) -> Path:
+    raw = folder / "disk.raw"
+    with raw.open("wb") as fh:
+        fh.truncate(32 * 1024**2)
+        fh.write(hashlib.sha256(b"boot").digest() * 32768)
+    qcow2 = folder / "arcvsa-9.9.9.qcow2"
+    subprocess.run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(qcow2)], check=True, timeout=60)  # noqa: S607
+    build = BuildManifest(
+        version="9.9.9", git_version="v9.9.9", kernel="6.12", openzfs="2.3.2", nfs_ganesha="6.5"
+    )
+    out = folder / "arcvsa-9.9.9.ova"
+    pack_ova(disk_image=qcow2, out=out, build=build, convert_timeout=120)
+    verify_ova(out)
+    return out
+
+
+def ova_under_test(folder: Path) -> Path:
+    """The release OVA named by ARCVSA_OVA (``make ova-test``), else a small one made here."""
+    named = os.environ.get("ARCVSA_OVA")
+    return Path(named) if named else make_ova(folder)

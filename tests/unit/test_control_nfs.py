@@ -1,0 +1,152 @@
+"""NFS exports: one model, rendered for ganesha and knfsd; reconciled over DBus (recorded in the lab VM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures.appliance.replay import load, replay
+from pydantic import ValidationError
+
+from appliance.control import dbus
+from appliance.control.errors import Conflict, InvalidName
+from appliance.control.files import LocalFiles
+from appliance.control.nfs import ganesha, knfsd
+from appliance.control.nfs.model import Export, Protocol, check_set
+
+HOST = "10.0.2.2"
+
+
+def export(**overrides: object) -> Export:
+    base: dict[str, object] = {
+        "export_id": 101,
+        "dataset": "tank/ds1",
+        "path": "/tank/ds1",
+        "protocol": Protocol.v3,
+        "clients": [HOST],
+    }
+    return Export.model_validate(base | overrides)
+
+
+def test_ganesha_export_gives_nothing_to_anyone_but_the_hosts() -> None:
+    text = ganesha.render_export(export(clients=["10.0.0.11", "10.0.0.12"]))
+    head, client = text.split("CLIENT {")
+    assert "Access_Type = None;" in head and "Squash = Root_Squash;" in head
+    assert "No_Root_Squash" not in head
+    assert "Clients = 10.0.0.11, 10.0.0.12;" in client and "Access_Type = RW;" in client
+    assert "Squash = No_Root_Squash;" in client
+    assert "Protocols = 3;" in head and "Transports = TCP;" in head and "Name = VFS;" in head
+    assert 'Path = "/tank/ds1";' in head and "Export_Id = 101;" in head
+    assert "Protocols = 4;" in ganesha.render_export(export(protocol=Protocol.v41))
+
+
+def test_ganesha_main_config_pins_ports_and_turns_udp_off() -> None:
+    text = ganesha.render_main()
+    for line in (
+        "NFS_Port = 2049;",
+        "MNT_Port = 20048;",
+        "NLM_Port = 32803;",
+        "Rquota_Port = 875;",
+        "Enable_UDP = false;",
+    ):
+        assert line in text
+    assert "%dir /etc/ganesha/exports.d" in text and "Only_Numeric_Owners = true;" in text
+
+
+def test_knfsd_line_lists_only_the_hosts() -> None:
+    line = knfsd.render_export(export(clients=["10.0.0.11", "fe80::1"])).splitlines()[-1]
+    assert line.startswith('"/tank/ds1" 10.0.0.11(rw,sync,no_root_squash,')
+    assert "fe80::1(rw,sync,no_root_squash,no_subtree_check,sec=sys,fsid=101)" in line
+    assert "*" not in line
+    conf = knfsd.render_nfs_conf([export()])
+    assert "vers3=y" in conf and "vers4.1=n" in conf and "vers2=n" in conf
+
+
+def test_never_nfs3_and_41_for_the_same_datastore_and_hosts() -> None:
+    with pytest.raises(Conflict, match=r"NFS 3 and 4\.1"):
+        check_set([export(), export(export_id=102, protocol=Protocol.v41, clients=[HOST, "10.0.0.9"])])
+    with pytest.raises(Conflict, match="export id"):
+        check_set([export(), export(dataset="tank/ds2", path="/tank/ds2")])
+    check_set([export(), export(export_id=102, protocol=Protocol.v41, clients=["10.0.0.9"])])
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"clients": ["*"]},
+        {"clients": ["10.0.0.0/24"]},
+        {"clients": ["10.0.0.1(rw)"]},
+        {"clients": []},
+        {"path": '/tank/ds1"; }'},
+        {"path": "/tank/../etc"},
+        {"dataset": "tank"},
+        {"export_id": 1},
+    ],
+)
+def test_bad_exports_are_refused(bad: dict[str, object]) -> None:
+    with pytest.raises((InvalidName, ValidationError)):
+        export(**bad)
+
+
+def test_ganesha_reconcile_adds_keeps_updates_and_removes(tmp_path: Path) -> None:
+    gw, files, runner = replay("ganesha", tmp_path)
+    first = ganesha.reconcile(gw, files, [export()])
+    assert first.added == [101] and not first.updated and first.restart_needed
+    conf = files.read("/etc/ganesha/exports.d/arcvsa-101.conf")
+    assert conf is not None and "Clients = 10.0.2.2;" in conf
+    assert files.read(ganesha.MAIN_CONF) == ganesha.render_main()
+    assert not ganesha.reconcile(gw, files, [export()]).changed
+    wider = ganesha.reconcile(gw, files, [export(clients=[HOST, "10.0.2.15"])])
+    assert wider.updated == [101]
+    assert any(
+        c[-2:] == ["string:/etc/ganesha/exports.d/arcvsa-101.conf", "string:EXPORT(Export_Id=101)"]
+        and "org.ganesha.nfsd.exportmgr.UpdateExport" in c
+        for c in runner.calls
+    )
+    io = ganesha.io_stats(gw, 101, Protocol.v3)
+    assert io.write_bytes >= 4 << 20 and io.read_bytes >= 4 << 20  # nfs-cp of 4 MiB there and back
+    assert [e.export_id for e in ganesha.live(gw)] == [101]
+    gone = ganesha.reconcile(gw, files, [])
+    assert gone.removed == [101] and files.read("/etc/ganesha/exports.d/arcvsa-101.conf") is None
+
+
+def test_dbus_reply_parser_reads_show_exports() -> None:
+    shows = [c for c in load("ganesha")["commands"] if "org.ganesha.nfsd.exportmgr.ShowExports" in c["argv"]]
+    show = shows[-2]  # the last one before the export was removed
+    reply = dbus.parse(show["stdout"])
+    assert isinstance(reply[0], list) and len(reply[0]) == 2  # timestamp
+    assert [row[:2] for row in reply[1]] == [[0, "/"], [101, "/tank/ds1"]]
+
+
+def test_knfsd_reconcile(tmp_path: Path) -> None:
+    gw, files, runner = replay("knfsd", tmp_path)
+    wanted = export(export_id=102)
+    assert knfsd.reconcile(gw, files, [wanted]).added == [102]
+    assert not knfsd.reconcile(gw, files, [wanted]).changed
+    assert runner.calls.count(["exportfs", "-ra"]) == 1
+    exported = gw.run(["exportfs", "-s"]).stdout
+    assert "/tank/ds1" in exported and "10.0.2.2(" in exported and "no_root_squash" in exported
+    assert knfsd.reconcile(gw, files, []).removed == [102]
+
+
+def test_local_files_write_only_when_changed(tmp_path: Path) -> None:
+    files = LocalFiles(tmp_path)
+    assert files.write("/etc/x.conf", "a\n") is True
+    assert files.write("/etc/x.conf", "a\n") is False
+    assert files.listdir("/etc") == ["x.conf"]
+    with pytest.raises(ValueError):
+        files.read("/etc/../../outside")
+
+
+def test_ganesha_service_is_ordered_after_zfs_mounts_and_restarted_once(tmp_path: Path) -> None:
+    gw, files, runner = replay("ganesha", tmp_path)
+    assert ganesha.ensure_service(gw, files) is True
+    drop_in = files.read(ganesha.DROP_IN)
+    assert drop_in is not None and "After=zfs-mount.service" in drop_in
+    assert runner.calls == [
+        ["systemctl", "daemon-reload"],
+        ["mkdir", "-p", ganesha.EXPORTS_DIR],
+        ["systemctl", "restart", "nfs-ganesha"],
+    ]
+    assert ganesha.ensure_service(gw, files) is False
+    assert runner.calls[-1] == ["mkdir", "-p", ganesha.EXPORTS_DIR]

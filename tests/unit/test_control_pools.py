@@ -1,0 +1,127 @@
+"""Pools on zpool output recorded in the lab VM: create with SLOG and L2ARC, errors, scrub, export/import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fixtures.appliance.replay import replay
+
+from appliance.control import pools
+from appliance.control.errors import AlreadyExists, DeviceInUse, InvalidName, InvalidRequest, NotFound
+from appliance.control.pools import Layout, PoolSpec
+
+LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
+SLOG, L2ARC = "/dev/disk/by-id/virtio-ssd-slog", "/dev/disk/by-id/virtio-ssd-l2arc"
+
+
+def test_create_argv_for_each_layout() -> None:
+    spec = PoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC])
+    assert pools.create_argv(spec, 12, True) == [
+        "zpool", "create", "-o", "ashift=12", "-o", "autotrim=on",
+        "-O", "acltype=posix", "-O", "xattr=sa", "-O", "compression=lz4", "-O", "atime=off",
+        "tank", LUN0, LUN1, "log", SLOG, "cache", L2ARC,
+    ]  # fmt: skip
+    mirror = PoolSpec(
+        name="m",
+        layout=Layout.mirror,
+        data=["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"],
+        log=[SLOG, L2ARC],
+    )
+    assert pools.create_argv(mirror, 12, False)[-11:] == [
+        "m", "mirror", "/dev/vdb", "/dev/vdc", "mirror", "/dev/vdd", "/dev/vde", "log", "mirror", SLOG, L2ARC,
+    ]  # fmt: skip
+    raidz = PoolSpec(
+        name="r", layout=Layout.raidz2, data=["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"], force=True
+    )
+    assert pools.create_argv(raidz, 13, False)[-7:] == [
+        "-f",
+        "r",
+        "raidz2",
+        "/dev/vdb",
+        "/dev/vdc",
+        "/dev/vdd",
+        "/dev/vde",
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"layout": "raidz1", "data": [LUN0, LUN1]},
+        {"layout": "mirror", "data": [LUN0, LUN1, SLOG]},
+        {"data": [LUN0], "cache": [LUN0]},
+        {"data": [LUN0], "log": [SLOG, L2ARC, LUN1]},
+    ],
+)
+def test_bad_shapes_are_refused(kwargs: dict[str, object]) -> None:
+    with pytest.raises((InvalidRequest, ValueError)):
+        PoolSpec(name="tank", **kwargs)  # type: ignore[arg-type]
+
+
+def test_bad_names_never_reach_zpool(tmp_path: Path) -> None:
+    gw, _, runner = replay("pool", tmp_path)
+    with pytest.raises((InvalidName, ValueError)):
+        PoolSpec(name="tank;reboot", data=[LUN0])
+    with pytest.raises(InvalidName):
+        pools.destroy(gw, "tank$(id)")
+    assert runner.calls == []
+
+
+def test_stripe_with_slog_and_l2arc(tmp_path: Path) -> None:
+    gw, _, runner = replay("pool", tmp_path)
+    health = pools.create(gw, PoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
+    assert runner.calls[1][:6] == ["zpool", "create", "-o", "ashift=12", "-o", "autotrim=on"]
+    assert health.state == "ONLINE" and health.healthy
+    roles = {v.name: (v.role, v.parent) for v in health.vdevs}
+    assert roles == {
+        "virtio-lun0": ("data", None),
+        "virtio-lun1": ("data", None),
+        "virtio-ssd-slog": ("log", None),
+        "virtio-ssd-l2arc": ("cache", None),
+    }
+    assert all(v.path and v.path.endswith("-part1") for v in health.vdevs)
+
+
+def test_create_errors_are_typed(tmp_path: Path) -> None:
+    gw, _, _ = replay("pool", tmp_path)
+    pools.create(gw, PoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
+    with pytest.raises(DeviceInUse):
+        pools.create(gw, PoolSpec(name="tank2", data=[LUN0]))
+    with pytest.raises(AlreadyExists, match="pool already exists"):
+        gw.run(["zpool", "create", "tank", "/var/tmp/spare.img"], rules=pools.RULES)
+    with pytest.raises(NotFound, match="no such pool"):
+        pools.status(gw, "nosuch")
+
+
+def test_scrub_export_import_destroy(tmp_path: Path) -> None:
+    gw, _, _ = replay("pool", tmp_path)
+    pools.status(gw, "tank")  # the one right after create
+    pools.scrub(gw, "tank")
+    after = pools.status(gw, "tank")
+    assert after.scan is not None and after.scan["function"] == "SCRUB" and after.scan["state"] == "FINISHED"
+    assert after.scan["errors"] == 0
+    assert pools.list_names(gw) == ["tank"]
+    pools.export(gw, "tank")
+    with pytest.raises(NotFound):
+        pools.status(gw, "tank")
+    assert pools.import_pool(gw, "tank").state == "ONLINE"
+    pools.destroy(gw, "tank")
+
+
+def test_mirror_with_mirrored_slog_raidz_grow_and_replace(tmp_path: Path) -> None:
+    gw, _, runner = replay("layouts", tmp_path)
+    mirror = pools.create(gw, PoolSpec(name="m", layout=Layout.mirror, data=[LUN0, LUN1], log=[SLOG, L2ARC]))
+    groups = {v.name: v for v in mirror.vdevs if v.vdev_type == "mirror"}
+    assert {g.role for g in groups.values()} == {"data", "log"}
+    assert {v.parent for v in mirror.vdevs if v.vdev_type == "disk"} == set(groups)
+    pools.destroy(gw, "m")
+    raidz = pools.create(gw, PoolSpec(name="r", layout=Layout.raidz1, data=[LUN0, LUN1, SLOG]))
+    assert raidz.vdevs[0].vdev_type == "raidz"
+    pools.destroy(gw, "r")
+    pools.create(gw, PoolSpec(name="s", data=[LUN0]))
+    grown = pools.add(gw, "s", [LUN1])
+    assert [v.name for v in grown.vdevs] == ["virtio-lun0", "virtio-lun1"]
+    replaced = pools.replace(gw, "s", LUN1, SLOG)
+    assert "virtio-ssd-slog" in {v.name for v in replaced.vdevs}
+    assert ["zpool", "replace", "s", LUN1, SLOG] in runner.calls
