@@ -9,6 +9,7 @@ desktop pools with unique names (409 on a duplicate).
 
 from __future__ import annotations
 
+import gzip
 import json
 import secrets
 import threading
@@ -20,7 +21,8 @@ from typing import Any
 from lab.json_https import JsonHttpsServer
 from lab.openapi_check import OpenApiChecker
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "specs" / "horizon-server-2512.openapi.json"
+# The published schema, vendored (CC BY 4.0, see lab/specs/README.md) so a fresh machine has it.
+SPEC = Path(__file__).resolve().parent / "specs" / "horizon-server-2512.openapi.json.gz"
 PREFIX = "/rest"
 OPEN = {("POST", "/login"), ("POST", "/refresh"), ("POST", "/logout")}
 
@@ -35,7 +37,7 @@ class FakeConnectionServer(JsonHttpsServer):
         password: str = "",
         domain: str = "lab",
     ) -> None:
-        self.checker = OpenApiChecker(json.loads(spec.read_text()))
+        self.checker = OpenApiChecker(json.loads(gzip.decompress(spec.read_bytes())))
         self.credentials = (username, password or secrets.token_hex(8), domain)
         self.vcenters: list[dict[str, Any]] = []
         self.pools: dict[str, dict[str, Any]] = {}

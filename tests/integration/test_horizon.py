@@ -1,5 +1,5 @@
 """The Horizon client against a fake Connection Server that checks every request with the published
-OpenAPI schema (../shared/specs/horizon-server-2512.openapi.json); the vCenter ids come from vcsim."""
+OpenAPI schema (lab/specs/horizon-server-2512.openapi.json.gz); the vCenter ids come from vcsim."""
 
 from __future__ import annotations
 
