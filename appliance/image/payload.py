@@ -57,6 +57,20 @@ def install_lib(lib: Path, wheel: Path) -> None:
     capture([*uv(), "pip", "install", "--quiet", *cross, "--no-deps", str(wheel)], timeout=UV_TIMEOUT)
     # Console scripts point at the build machine's interpreter: the units run `python -m` instead.
     shutil.rmtree(lib / "bin", ignore_errors=True)
+    forget_origin(lib)
+
+
+def forget_origin(lib: Path) -> None:
+    """Drop what records where and when the wheel was built (its path, uv's cache stamp): the payload,
+    and so the image's cache key, must depend only on the code."""
+    volatile = ("direct_url.json", "uv_cache.json")
+    for info in lib.glob("arcvsa-*.dist-info"):
+        for name in volatile:
+            (info / name).unlink(missing_ok=True)
+        record = info / "RECORD"
+        lines = record.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = [line for line in lines if line.split(",", 1)[0].rsplit("/", 1)[-1] not in volatile]
+        record.write_text("".join(kept), encoding="utf-8")
 
 
 def normalised(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
