@@ -54,6 +54,15 @@ def write_environment(directory: Path, values: Mapping[str, str]) -> Path:
     return make_environment_iso(document, directory / "ovf-env.iso")
 
 
+def prepare(directory: Path, key: Path, overrides: Mapping[str, str] = {}) -> tuple[Path, dict[str, str]]:
+    """For one first boot: a new admin password (0600 in ``directory/admin-password``) and the ovf-env
+    ISO carrying it with the lab's other properties and ``key``'s public half. Returns (ISO, values)."""
+    password = new_password()
+    write_secret(directory / "admin-password", password)
+    values = lab_properties(password, key.with_suffix(".pub").read_text(encoding="utf-8"), overrides)
+    return write_environment(directory, values), values
+
+
 def write_secret(path: Path, text: str) -> Path:
     """A file only root can read."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -48,10 +48,7 @@ def environment(directory: Path, key: Path, overrides: dict[str, str], fresh: bo
     secret = directory / "admin-password"
     iso = directory / "ovf-env.iso"
     if fresh or not secret.is_file() or not iso.is_file():
-        password = appliance_env.new_password()
-        appliance_env.write_secret(secret, password)
-        public = key.with_suffix(".pub").read_text(encoding="utf-8")
-        appliance_env.write_environment(directory, appliance_env.lab_properties(password, public, overrides))
+        iso, _ = appliance_env.prepare(directory, key, overrides)
         (directory / "api.crt").unlink(missing_ok=True)
     return iso, secret
 

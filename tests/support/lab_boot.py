@@ -25,11 +25,7 @@ def boot(
     image: Path, key: Path, san: San, directory: Path, overrides: dict[str, str] | None = None
 ) -> BootedAppliance:
     """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health."""
-    password = appliance_env.new_password()
-    properties = appliance_env.lab_properties(
-        password, key.with_suffix(".pub").read_text(encoding="utf-8"), overrides or {}
-    )
-    iso = appliance_env.write_environment(directory / "env", properties)
+    iso, properties = appliance_env.prepare(directory / "env", key, overrides or {})
     vm = ApplianceVm(VmConfig(image, directory, san.socket, san.luns, key, cdrom=iso, tied=True))
     booted = BootedAppliance(
         vm, ApplianceApi(vm.config.host_ports["https"], directory / "api.crt"), properties

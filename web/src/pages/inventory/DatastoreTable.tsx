@@ -1,56 +1,52 @@
 import type { Inventory } from '../../api/types';
 import { UsageBar } from '../../components/UsageBar';
 import { formatBytes } from '../../format';
+import { InventorySection } from './InventorySection';
 import { byName } from './model';
 
 export function DatastoreTable({ inventory, names }: { inventory: Inventory; names: Map<string, string> }) {
   return (
-    <section className="card inventory-section" aria-labelledby="datastores-title">
-      <h2 id="datastores-title" cds-text="section">
-        Datastores <span className="count">{inventory.datastores.length}</span>
-      </h2>
-      <div className="table-wrap">
-        <table cds-table="border:outside border:row" className="data-table">
-          <thead>
-            <tr>
-              <th className="col-name">Name</th>
-              <th>Type</th>
-              <th>State</th>
-              <th className="col-usage">Used</th>
-              <th className="num">Capacity</th>
-              <th className="num">Free</th>
-              <th>Mounted on</th>
-            </tr>
-          </thead>
-          <tbody>
-            {byName(inventory.datastores).map((ds) => (
-              <tr key={ds.moid}>
-                <th scope="row">{ds.name}</th>
-                <td>{ds.type}</td>
-                <td>
-                  <span className={ds.accessible ? 'state state-ok' : 'state state-error'}>
-                    <span className="state-dot" aria-hidden="true" />
-                    {ds.accessible ? 'Accessible' : 'Inaccessible'}
-                  </span>
-                </td>
-                <td>
-                  <UsageBar
-                    label={`Space used on ${ds.name}`}
-                    used={ds.capacity_bytes - ds.free_bytes}
-                    total={ds.capacity_bytes}
-                    format={formatBytes}
-                  />
-                </td>
-                <td className="num">{formatBytes(ds.capacity_bytes)}</td>
-                <td className="num">{formatBytes(ds.free_bytes)}</td>
-                <td className="hosts-cell" title={ds.hosts.map((h) => names.get(h) ?? h).join(', ')}>
-                  {ds.hosts.length} {ds.hosts.length === 1 ? 'host' : 'hosts'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
+    <InventorySection
+      id="datastores"
+      title="Datastores"
+      count={inventory.datastores.length}
+      head={
+        <>
+          <th className="col-name">Name</th>
+          <th>Type</th>
+          <th>State</th>
+          <th className="col-usage">Used</th>
+          <th className="num">Capacity</th>
+          <th className="num">Free</th>
+          <th>Mounted on</th>
+        </>
+      }
+    >
+      {byName(inventory.datastores).map((ds) => (
+        <tr key={ds.moid}>
+          <th scope="row">{ds.name}</th>
+          <td>{ds.type}</td>
+          <td>
+            <span className={ds.accessible ? 'state state-ok' : 'state state-error'}>
+              <span className="state-dot" aria-hidden="true" />
+              {ds.accessible ? 'Accessible' : 'Inaccessible'}
+            </span>
+          </td>
+          <td>
+            <UsageBar
+              label={`Space used on ${ds.name}`}
+              used={ds.capacity_bytes - ds.free_bytes}
+              total={ds.capacity_bytes}
+              format={formatBytes}
+            />
+          </td>
+          <td className="num">{formatBytes(ds.capacity_bytes)}</td>
+          <td className="num">{formatBytes(ds.free_bytes)}</td>
+          <td className="hosts-cell" title={ds.hosts.map((h) => names.get(h) ?? h).join(', ')}>
+            {ds.hosts.length} {ds.hosts.length === 1 ? 'host' : 'hosts'}
+          </td>
+        </tr>
+      ))}
+    </InventorySection>
   );
 }
