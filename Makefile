@@ -13,7 +13,7 @@ export VCSIM
 # Host packages every tier needs; the image/OVA fragments add theirs.
 APT_PACKAGES := chromium ca-certificates
 -include mk/*.mk
-APT_ALL := $(sort $(APT_PACKAGES) $(IMAGE_APT_PACKAGES) $(OVA_APT_PACKAGES))
+APT_ALL := $(sort $(APT_PACKAGES) $(IMAGE_APT_PACKAGES) $(OVA_APT_PACKAGES) $(STORAGE_APT_PACKAGES))
 
 .PHONY: help setup apt demo test lint typecheck unit integration e2e web openapi openapi-check clean
 

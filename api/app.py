@@ -18,11 +18,18 @@ from api.auth.throttle import LoginThrottle
 from api.deployments import routes as deployment_routes
 from api.deployments import service as deployment_service
 from api.deps import require_principal
+from api.exports import routes as export_routes
+from api.exports import service as export_service
+from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
+from api.metrics import routes as metric_routes
+from api.metrics import sampler as metric_sampler
 from api.secretbox import SecretBox
 from api.settings import Settings
 from api.storage import routes as storage_routes
+from api.tuning import routes as tuning_routes
 from api.vcenters import routes as vcenter_routes
+from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
 
 SECURITY_HEADERS = {
@@ -60,13 +67,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
 
     # The schema is served behind login like every route (below); no CDN-backed docs pages.
-    app = FastAPI(title="arcvsa", version=_version(), openapi_url=None, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="arcvsa",
+        version=_version(),
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        lifespan=metric_sampler.lifespan,  # samples storage counters while serving, on an appliance
+    )
     app.state.settings = settings
     app.state.sessionmaker = factory
     app.state.secretbox = SecretBox(settings.key_file)
     app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
     # The one way to the storage tools (zpool, zfs, ...); tests replace it with recorded outputs.
     app.state.storage_gateway = Gateway()
+    app.state.storage_files = LocalFiles(Path("/"))
     app.state.jobs = deployment_service.job_runner(app.state)
     errors.install(app)
     app.add_middleware(_SecurityHeaders)
@@ -79,6 +94,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(vcenter_routes.router, dependencies=guarded)
     app.include_router(appliance_routes.router, dependencies=guarded)
     app.include_router(storage_routes.router, dependencies=guarded)
+    app.include_router(metric_routes.router, dependencies=guarded)
+    app.include_router(export_routes.router, dependencies=guarded)
+    app.include_router(iscsi_routes.router, dependencies=guarded)
+    app.include_router(tuning_routes.router, dependencies=guarded)
     app.include_router(deployment_routes.router, dependencies=guarded)
     app.include_router(job_routes.router, dependencies=guarded)
 
@@ -89,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.web_dist:
         _serve_web(app, settings.web_dist)
     app.state.jobs.resume_interrupted()  # jobs a stopped api left running go on
+    app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
     return app
 
 

@@ -88,6 +88,7 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     ctl.DeviceInUse: (409, "device_in_use"),
     ctl.Conflict: (409, "storage_conflict"),
     ctl.NotFound: (404, "not_found"),
+    ctl.ServiceDown: (503, "service_down"),
     ctl.CommandTimeout: (504, "command_timeout"),
     ctl.SystemFault: (502, "system_fault"),
 }

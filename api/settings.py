@@ -37,6 +37,12 @@ class Settings(BaseSettings):
         default=5, ge=1, description="Failed logins allowed per client and user within login_window"
     )
     login_window_seconds: float = Field(default=60.0, gt=0, description="Window for login_attempts")
+    metrics_interval_seconds: float = Field(
+        default=10.0, ge=1, le=3600, description="Seconds between two metric samples (appliance only)"
+    )
+    metrics_keep: int = Field(
+        default=8640, ge=2, description="Metric samples kept; older ones are pruned (8640 = 24 h at 10 s)"
+    )
 
     @cached_property
     def database_url(self) -> str:

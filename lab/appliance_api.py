@@ -1,20 +1,25 @@
 """The lab appliance's api from the host: its certificate pinned on first contact, health, login.
 
 First boot makes a self-signed certificate per appliance; the lab has no CA to check it against, so
-it pins the one it sees first (saved in the lab folder) and refuses any other afterwards.
+it pins the one it sees first (saved in the lab folder) and refuses any other afterwards. The HTTPS
+exchange itself is provisioning.appliance_api's (the fleet talks to real appliances the same way).
 """
 
 from __future__ import annotations
 
-import http.client
-import json
 import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding
+
 from lab.process import CommandError
+from provisioning.appliance_api import ApplianceApi as PinnedApi
+from provisioning.certificate import thumbprint_sha256
+from provisioning.errors import VCenterError
 
 
 class ApiError(RuntimeError):
@@ -34,35 +39,21 @@ class ApplianceApi:
         pem = ssl.get_server_certificate(("127.0.0.1", self.port), timeout=self.timeout)
         self.cert_file.write_text(pem, encoding="ascii")
 
-    def _context(self) -> ssl.SSLContext:
-        context = ssl.create_default_context(cafile=str(self.cert_file))
-        # The certificate names the appliance's host name and address, not the host's forward.
-        context.check_hostname = False
-        return context
+    def _client(self, token: str | None) -> PinnedApi:
+        # The pin is the saved certificate's SHA-256; the certificate names the appliance, not the forward.
+        der = x509.load_pem_x509_certificate(self.cert_file.read_bytes()).public_bytes(Encoding.DER)
+        client = PinnedApi(f"127.0.0.1:{self.port}", thumbprint_sha256(der), timeout=self.timeout)
+        client.token = token
+        return client
 
     def request(
         self, method: str, path: str, body: dict[str, Any] | None = None, token: str | None = None
     ) -> tuple[int, Any]:
         """(status, decoded JSON body)."""
-        conn = http.client.HTTPSConnection(
-            "127.0.0.1", self.port, timeout=self.timeout, context=self._context()
-        )
-        headers = {"Accept": "application/json"}
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
         try:
-            conn.request(method, path, body=payload, headers=headers)
-            response = conn.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException) as exc:
+            return self._client(token).exchange(method, path, body)
+        except VCenterError as exc:  # refused, reset, TLS, wrong certificate: provisioning's typed faults
             raise ApiError(f"{method} {path}: {exc}") from exc
-        finally:
-            conn.close()
-        return response.status, json.loads(raw) if raw else None
 
     def health(self) -> dict[str, Any]:
         status, data = self.request("GET", "/api/health")

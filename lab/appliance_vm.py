@@ -19,8 +19,16 @@ from lab.process import CommandError, Daemon, free_port, run, spawn, wait_for_pa
 from lab.qmp import Qmp, QmpError
 from lab.san import Lun
 
-# Guest ports forwarded from the host: SSH, HTTPS (api), NFS, portmapper, mountd (pinned in ganesha).
-GUEST_PORTS: dict[str, int] = {"ssh": 22, "https": 443, "nfs": 2049, "portmapper": 111, "mountd": 20048}
+# Guest ports forwarded from the host: SSH, HTTPS (api), NFS, portmapper, mountd (pinned in ganesha),
+# iSCSI (LIO's portal). NFSv4.1 needs 2049 only (no portmapper, no mountd: the mount is in the protocol).
+GUEST_PORTS: dict[str, int] = {
+    "ssh": 22,
+    "https": 443,
+    "nfs": 2049,
+    "portmapper": 111,
+    "mountd": 20048,
+    "iscsi": 3260,
+}
 SSD_SERIALS = ("ssd-slog", "ssd-l2arc")
 SSH_OPTIONS = [
     "-o",

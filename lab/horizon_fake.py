@@ -4,7 +4,8 @@ Every request is matched to an operation of the Horizon Server API OpenAPI docum
 document does not have is 404, a body that does not conform to the operation's request schema is 400
 with the schema errors, and each refusal is kept in `refused` so a test can prove what was caught.
 Beyond the schema it keeps what a real server would: logins and bearer tokens, the vCenters it knows,
-desktop pools with unique names (409 on a duplicate).
+desktop pools with unique names (409 on a duplicate), the machines of manual pools (add-machines,
+remove-machines).
 """
 
 from __future__ import annotations
@@ -116,6 +117,29 @@ class FakeConnectionServer(JsonHttpsServer):
             pool_id = str(uuid.uuid4())
             self.pools[pool_id] = {"id": pool_id, **body}
             return 201, None
+        if template.endswith("/desktop-pools/{id}/action/add-machines"):
+            pool = self.pools.get(path.split("/")[-3])
+            if pool is None:
+                return 404, {"error": "no such desktop pool"}
+            if pool.get("type") != "MANUAL":
+                return 400, {"error": "machines are added by hand to manual pools only"}
+            known = set(pool.setdefault("machines", []))
+            pool["machines"] += [m for m in body if m not in known]
+            return 200, [{"id": m, "status_code": 200} for m in body]
+        if template.endswith("/desktop-pools/{id}/action/remove-machines"):
+            pool = self.pools.get(path.split("/")[-3])
+            if pool is None:
+                return 404, {"error": "no such desktop pool"}
+            if pool.get("type") != "MANUAL":
+                return 400, {"error": "machines are removed by hand from manual pools only"}
+            there = set(pool.setdefault("machines", []))
+            pool["machines"] = [m for m in pool["machines"] if m not in set(body)]
+            return 200, [
+                {"id": m, "status_code": 200}
+                if m in there
+                else {"id": m, "status_code": 404, "error_messages": ["machine is not in the pool"]}
+                for m in body
+            ]
         if template.endswith("/desktop-pools/{id}") and method == "DELETE":
             return (204, None) if self.pools.pop(path.rsplit("/", 1)[-1], None) else (404, None)
         return 501, {"error": f"the fake does not implement {method} {template}"}

@@ -11,7 +11,7 @@ from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
@@ -58,7 +58,7 @@ class JsonHttpsServer:
         self.endpoint = f"127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
-    def __enter__(self) -> JsonHttpsServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

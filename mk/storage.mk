@@ -1,5 +1,9 @@
-# The storage engine (issue 4): lab tests of appliance.control in the booted image, and re-recording the
-# unit-test fixtures from the real tools. Included by the Makefile (-include mk/*.mk).
+# The storage engine (issue 4): its acceptance in the booted image through the api (lab-test), and
+# re-recording the unit-test fixtures from the real tools. Included by the Makefile (-include mk/*.mk).
+
+# Host packages for lab-test: libiscsi-bin's iscsi-ls/iscsi-inq are the lab's iSCSI initiator (the
+# lead's `make setup` installs them with the rest of APT_ALL).
+STORAGE_APT_PACKAGES := libiscsi-bin
 
 STORAGE_PYTHON ?= .venv/bin/python
 STORAGE_PYTEST ?= .venv/bin/pytest

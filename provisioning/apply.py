@@ -17,12 +17,14 @@ from pyVmomi import vim, vmodl
 
 from ovf.errors import OvfError
 from ovf.ova import verify_ova
-from provisioning import nfs, ownership, pools
+from provisioning import horizon, nfs, ownership, pools
+from provisioning.appliance_api import ApplianceApi, first_contact, prepare_clones
 from provisioning.appliances import appliance_works
-from provisioning.diff import Diff, check, diff
-from provisioning.errors import Cancelled, PlacementNotFound, PlanError
+from provisioning.diff import Diff, check, diff, export_clients, golden_folder, storage_signature
+from provisioning.errors import Cancelled, PlacementNotFound, PlanError, VCenterError
+from provisioning.health import endpoint_of
 from provisioning.live import LiveState, read_state
-from provisioning.plan import DeploymentPlan
+from provisioning.plan import ApplianceSpec, DeploymentPlan
 from provisioning.progress import Login, Options, Progress, Report, finish, run_phase
 from provisioning.tasks import Vc
 
@@ -40,7 +42,7 @@ def plan(si: Any, deployment: DeploymentPlan, adopting: dict[str, str] | None = 
     return diff(deployment, live)
 
 
-def _preflight(vc: Vc, deployment: DeploymentPlan, changes: Diff) -> Any:
+def _preflight(vc: Vc, deployment: DeploymentPlan, changes: Diff, opts: Options) -> Any:
     """Checks that need vCenter or files: the OVA (digests and descriptor) and the customization spec."""
     if deployment.fleet and changes.of("appliance", "create"):
         ova = Path(deployment.fleet.ova_path)
@@ -50,7 +52,129 @@ def _preflight(vc: Vc, deployment: DeploymentPlan, changes: Diff) -> Any:
             verify_ova(ova)
         except (OvfError, tarfile.TarError) as exc:
             raise PlanError(f"{ova} is not a sound arcvsa OVA: {exc}", field="fleet.ova_path") from exc
+    zfs = deployment.pool is not None and deployment.pool.full_copy == "zfs"
+    if (changes.of("storage") or zfs) and not _password(deployment, opts):
+        raise PlanError(
+            "the appliances' storage is built through their api, which needs the admin password the "
+            "plan gives them: set fleet.admin_password",
+            field="fleet.admin_password",
+        )
+    if deployment.horizon and not _horizon_password(deployment, opts):
+        raise PlanError("the Horizon pool needs the administrator's password", field="horizon.password")
     return pools.customization(vc, deployment.pool) if deployment.pool else None
+
+
+def serving_appliance(deployment: DeploymentPlan) -> ApplianceSpec:
+    """The appliance whose address the NFS datastore mounts (else the first one): it holds the golden."""
+    assert deployment.fleet is not None and deployment.nfs is not None
+    for spec in deployment.fleet.appliances:
+        address = spec.properties.get("ipv4_address") or deployment.fleet.properties.get("ipv4_address")
+        if address == deployment.nfs.server:
+            return spec
+    return deployment.fleet.appliances[0]
+
+
+def _zfs_copy(
+    deployment: DeploymentPlan,
+    live: LiveState,
+    pins: dict[str, str],
+    password: str | None,
+    progress: Progress,
+) -> pools.ZfsCopy:
+    """Log in to the serving appliance and snapshot the golden's dataset (once per apply)."""
+    assert deployment.pool is not None and deployment.nfs is not None
+    spec = serving_appliance(deployment)
+    endpoint = endpoint_of(spec)
+    if endpoint is None or not password:
+        raise PlanError(
+            f"full_copy 'zfs' needs {spec.name}'s api: an api_endpoint or static address and the admin password",
+            field="pool.full_copy",
+        )
+    pin = pins.get(spec.name) or spec.api_thumbprint_sha256
+    if pin is None:  # the fleet was made by an earlier run that recorded no pin: first contact now
+        pin = pins[spec.name] = first_contact(endpoint, 30.0)
+        progress(spec.name, "pin", pin)
+    api = ApplianceApi(endpoint, pin, name=spec.name)
+    api.login(password)
+    golden = live.vm(deployment.pool.golden_vm)
+    assert golden is not None  # check() proved it
+    _, folder, vmx = golden_folder(golden.vm_path)
+    pool, dataset = deployment.nfs.dataset()
+    source = prepare_clones(api, pool, f"{dataset}/{folder}", deployment.pool.snapshot)
+    progress(
+        spec.name,
+        "info",
+        f"ZFS clones from {source.snapshot}" + (" (taken now)" if source.snapshot_taken else ""),
+    )
+    return pools.ZfsCopy(api=api, source=source, dataset=dataset, datastore=deployment.nfs.name, vmx=vmx)
+
+
+def horizon_key(deployment: DeploymentPlan) -> str:
+    """How a run reports the Horizon pool: 'horizon:<pool name>'."""
+    assert deployment.horizon is not None and deployment.pool is not None
+    return f"horizon:{deployment.horizon.pool_name or deployment.pool.name}"
+
+
+def _horizon_password(deployment: DeploymentPlan, opts: Options) -> str | None:
+    secret = deployment.horizon.password if deployment.horizon else None
+    return opts.horizon_password or (secret.get_secret_value() if secret else None)
+
+
+def _hand_to_horizon(
+    vc: Vc, deployment: DeploymentPlan, opts: Options, progress: Progress, report: Report
+) -> None:
+    """The pool's desktops as a Horizon manual pool: created with all of them, or given the new ones."""
+    assert deployment.horizon is not None and deployment.pool is not None
+    key = horizon_key(deployment)
+    live = read_state(vc.si, deployment.datacenter, deployment.cluster)
+    machines = {
+        n: vm.moid
+        for n in deployment.pool.desktop_names()
+        if (vm := live.vm(n)) is not None and vm.owner == deployment.name
+    }
+    new = {k for k in report.done if k in machines}
+    password = _horizon_password(deployment, opts)
+    assert password is not None  # _preflight refused the plan without one
+    try:
+        client = horizon.connect(deployment.horizon, password)
+        try:
+            said = horizon.ensure_manual_pool(client, deployment.horizon, deployment.pool, machines, new)
+        finally:
+            client.logout()
+    except (horizon.HorizonError, VCenterError, OSError) as exc:
+        report.failed[key] = f"{type(exc).__name__}: {exc}"
+        progress(key, "failed", report.failed[key])
+        return
+    report.done.append(key)
+    progress(key, "done", said)
+
+
+def _release_from_horizon(
+    deployment: DeploymentPlan, leaving: dict[str, str], opts: Options, progress: Progress, report: Report
+) -> bool:
+    """Remove the desktops about to be destroyed (name → moid) from the Horizon manual pool; whether done."""
+    assert deployment.horizon is not None and deployment.pool is not None
+    key = horizon_key(deployment)
+    password = _horizon_password(deployment, opts)
+    assert password is not None  # _preflight refused the plan without one
+    try:
+        client = horizon.connect(deployment.horizon, password)
+        try:
+            said = horizon.release_machines(client, deployment.horizon, deployment.pool, leaving)
+        finally:
+            client.logout()
+    except (horizon.HorizonError, VCenterError, OSError) as exc:
+        report.failed[key] = f"{type(exc).__name__}: {exc} (the desktops leaving it are kept)"
+        progress(key, "failed", report.failed[key])
+        return False
+    progress(key, "info", said)
+    return True
+
+
+def _password(deployment: DeploymentPlan, opts: Options) -> str | None:
+    """The appliances' admin password: the api's sealed copy (Options), else the plan's own."""
+    secret = deployment.fleet.admin_password if deployment.fleet else None
+    return opts.password or (secret.get_secret_value() if secret else None)
 
 
 def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None) -> Report:
@@ -65,14 +189,22 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
             adopt(vc, deployment.name, deployment.pool.source, live, opts.adopt)
         check(deployment, live)
         changes = diff(deployment, live)
-        custom = _preflight(vc, deployment, changes)
-        progress = Progress(opts, _units(changes))
+        custom = _preflight(vc, deployment, changes, opts)
+        progress = Progress(opts, _units(changes, deployment))
         progress(None, "info", f"{len(changes.actions)} changes: {changes.counts()}")
         keys = ownership.field_keys(vc.content)
-        if deployment.fleet and changes.of("appliance") + changes.of("disk"):
+        pins: dict[str, str] = {}  # appliance → certificate pinned in this run
+        if deployment.fleet and changes.of("appliance") + changes.of("disk") + changes.of("storage"):
+            storage = None
+            if deployment.nfs:
+                storage = (
+                    deployment.nfs, deployment.storage_profile(), export_clients(deployment, live),
+                    storage_signature(deployment, live),
+                )  # fmt: skip
             works = appliance_works(
                 vc, deployment.name, deployment.fleet, live, changes.actions, keys,
-                probe=opts.probe, password=opts.password, on_bytes=_bytes(progress),
+                probe=opts.probe, password=_password(deployment, opts), on_bytes=_bytes(progress),
+                storage=storage, notify=progress, pins=pins,
             )  # fmt: skip
             run_phase(vc, works, progress, opts, opts.fleet_concurrency, report)
             if _stop(report, progress, "the NFS datastore and the pool"):
@@ -87,10 +219,30 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
                 check(deployment, live)
                 changes = diff(deployment, live)
             placement = pools.ensure_placement(vc, deployment.name, deployment.pool, live, keys)
+            zfs = None
+            if deployment.pool.full_copy == "zfs" and changes.of("desktop", "create", "replace"):
+                try:
+                    zfs = _zfs_copy(deployment, live, pins, _password(deployment, opts), progress)
+                except VCenterError as exc:  # the appliance refused or did not answer: no desktop yet
+                    key = f"zfs-copy:{deployment.pool.golden_vm}"
+                    report.failed[key] = f"{type(exc).__name__}: {exc}"
+                    progress(key, "failed", report.failed[key])
+                    return finish(report, vc, started)
+            actions = changes.actions
+            if deployment.horizon:  # desktops to destroy leave the Horizon pool first
+                leaving = {
+                    a.name: vm.moid
+                    for a in changes.of("desktop")
+                    if a.op in ("delete", "replace") and (vm := live.vm(a.name)) is not None
+                }
+                if leaving and not _release_from_horizon(deployment, leaving, opts, progress, report):
+                    actions = [a for a in actions if a.name not in leaving]  # kept while Horizon has them
             works = pools.desktop_works(
-                vc, deployment.name, deployment.pool, live, changes.actions, keys, placement, custom
+                vc, deployment.name, deployment.pool, live, actions, keys, placement, custom, zfs
             )
             run_phase(vc, works, progress, opts, deployment.pool.concurrency, report)
+            if deployment.horizon and not _stop(report, progress, "the Horizon pool"):
+                _hand_to_horizon(vc, deployment, opts, progress, report)
         return finish(report, vc, started)
     finally:
         vc.close()
@@ -126,9 +278,12 @@ def adopt(
     return adopted
 
 
-def _units(changes: Diff) -> int:
-    appliances = {a.name.split("/#")[0] for a in changes.actions if a.kind in ("appliance", "disk")}
-    return len(appliances) + len(changes.of("nfs_mount")) + len(changes.of("desktop"))
+def _units(changes: Diff, deployment: DeploymentPlan) -> int:
+    appliances = {
+        a.name.split("/#")[0] for a in changes.actions if a.kind in ("appliance", "disk", "storage")
+    }
+    horizon_step = 1 if deployment.horizon else 0
+    return len(appliances) + len(changes.of("nfs_mount")) + len(changes.of("desktop")) + horizon_step
 
 
 def _bytes(progress: Progress) -> Callable[[int, int], None]:

@@ -3,20 +3,77 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from pyVmomi import vim
 
-from provisioning import nfs, pools
-from provisioning.diff import teardown
+from provisioning import horizon, nfs, pools
+from provisioning.appliance_api import ApplianceApi, first_contact, remove_clones
+from provisioning.diff import golden_folder, teardown
 from provisioning.errors import VCenterError
-from provisioning.live import read_state
+from provisioning.health import endpoint_of
+from provisioning.live import LiveState, read_state
+from provisioning.plan import DeploymentPlan, HorizonSpec
 from provisioning.progress import Login, Options, Progress, Report, finish, run_phase
 from provisioning.tasks import Vc, Work, run_bounded
 
 
-def destroy(login: Login, owner: str, datacenter: str, cluster: str, opts: Options | None = None) -> Report:
-    """Remove every object whose owner mark is `owner`: desktops, mounts, appliances, pool, folders."""
+@dataclass
+class ZfsClones:
+    """Where a full_copy 'zfs' pool's desktops were cloned: the serving appliance's api and its dataset."""
+
+    name: str  # the appliance VM's name
+    endpoint: str
+    thumbprint: str | None  # the pinned certificate; None: pinned on first contact now
+    pool: str
+    dataset: str  # a desktop's clone is dataset/<desktop name>
+    datastore: str  # the NFS datastore the desktops were registered from
+
+
+def zfs_clones(deployment: DeploymentPlan, pins: dict[str, str] | None = None) -> ZfsClones | None:
+    """The ZfsClones of a plan whose pool copies through ZFS clones (None otherwise, or with no api)."""
+    from provisioning.apply import serving_appliance  # apply imports what destroy does: keep it late
+
+    pool, fleet, share = deployment.pool, deployment.fleet, deployment.nfs
+    if pool is None or pool.full_copy != "zfs" or fleet is None or share is None:
+        return None
+    spec = serving_appliance(deployment)
+    endpoint = endpoint_of(spec)
+    if endpoint is None:
+        return None
+    zpool, dataset = share.dataset()
+    pin = (pins or {}).get(spec.name) or spec.api_thumbprint_sha256
+    return ZfsClones(spec.name, endpoint, pin, zpool, dataset, share.name)
+
+
+def cloned_desktops(zfs: ZfsClones, live: LiveState, names: list[str]) -> list[str]:
+    """The desktops registered from their own folder on the datastore (their clone's mount point)."""
+    out = []
+    for name in names:
+        vm = live.vm(name)
+        datastore, folder, _ = golden_folder(vm.vm_path if vm else "")
+        if datastore == zfs.datastore and folder == name:
+            out.append(name)
+    return out
+
+
+def destroy(
+    login: Login,
+    owner: str,
+    datacenter: str,
+    cluster: str,
+    opts: Options | None = None,
+    *,
+    horizon_pool: tuple[HorizonSpec, str] | None = None,
+    zfs: ZfsClones | None = None,
+) -> Report:
+    """Remove every object whose owner mark is `owner`: desktops, mounts, appliances, pool, folders.
+
+    `horizon_pool`: (the Connection Server, the pool's name there): that Horizon pool goes first.
+    `zfs`: the pool's desktops are ZFS clones on that appliance: once the desktops are destroyed, their
+    clones and the golden snapshot arcvsa took go too (before the datastore is unmounted).
+    """
     opts = opts or Options()
     started = time.monotonic()
     report = Report()
@@ -24,8 +81,10 @@ def destroy(login: Login, owner: str, datacenter: str, cluster: str, opts: Optio
     try:
         live = read_state(vc.si, datacenter, cluster)
         gone = teardown(owner, live)
-        progress = Progress(opts, len(gone.actions))
+        progress = Progress(opts, len(gone.actions) + (1 if horizon_pool else 0) + (1 if zfs else 0))
         progress(None, "info", f"{len(gone.actions)} objects to remove: {gone.counts()}")
+        if horizon_pool:
+            _remove_horizon_pool(*horizon_pool, opts, progress, report)
 
         def removal(name: str) -> Work:
             vm = live.vm(name)
@@ -35,7 +94,11 @@ def destroy(login: Login, owner: str, datacenter: str, cluster: str, opts: Optio
                 steps=[lambda vc, _: vc.ref(vim.VirtualMachine, vm.moid), pools.power_off, pools.destroy],
             )
 
-        run_phase(vc, [removal(a.name) for a in gone.of("desktop")], progress, opts, 8, report)
+        desktops = [a.name for a in gone.of("desktop")]
+        cloned = cloned_desktops(zfs, live, desktops) if zfs else []
+        run_phase(vc, [removal(name) for name in desktops], progress, opts, 8, report)
+        if zfs:
+            _remove_clones(zfs, [n for n in cloned if n not in report.failed], opts, progress, report)
         everywhere: set[str] = set()
         for a in gone.of("nfs_mount"):
             key = f"{a.name}@{a.host}"
@@ -74,3 +137,45 @@ def _remove(vc: Vc, cls: Any, moid: str, name: str, progress: Progress, report: 
     _wait(vc, name, obj.Destroy_Task())
     report.done.append(name)
     progress(name, "done")
+
+
+def _remove_horizon_pool(
+    spec: HorizonSpec, name: str, opts: Options, progress: Progress, report: Report
+) -> None:
+    """Delete the Horizon pool of that name if it exists (a manual pool's VMs are left to the rest)."""
+    key = f"horizon:{name}"
+    password = opts.horizon_password or (spec.password.get_secret_value() if spec.password else "")
+    try:
+        client = horizon.connect(spec, password)
+        try:
+            found = client.find_pool(name)
+            if found is not None:
+                client.delete_pool(str(found["id"]))
+        finally:
+            client.logout()
+    except (horizon.HorizonError, VCenterError, OSError) as exc:
+        report.failed[key] = f"{type(exc).__name__}: {exc}"
+        progress(key, "failed", report.failed[key])
+        return
+    report.done.append(key)
+    progress(key, "done", "removed from Horizon" if found is not None else "not in Horizon")
+
+
+def _remove_clones(
+    zfs: ZfsClones, desktops: list[str], opts: Options, progress: Progress, report: Report
+) -> None:
+    """Destroy the destroyed desktops' ZFS clones and then arcvsa's golden snapshot (remove_clones)."""
+    key = f"zfs-clones:{zfs.name}"
+    try:
+        if not opts.password:
+            raise VCenterError(f"removing the ZFS clones needs {zfs.name}'s admin password")
+        thumbprint = zfs.thumbprint or first_contact(zfs.endpoint, 30.0)
+        api = ApplianceApi(zfs.endpoint, thumbprint, name=zfs.name)
+        api.login(opts.password)
+        removed = remove_clones(api, zfs.pool, zfs.dataset, desktops)
+    except (VCenterError, OSError) as exc:
+        report.failed[key] = f"{type(exc).__name__}: {exc}"
+        progress(key, "failed", report.failed[key])
+        return
+    report.done.append(key)
+    progress(key, "done", f"destroyed {', '.join(removed)}" if removed else "no ZFS clones left")

@@ -7,27 +7,32 @@ that such an object holds is a NameCollision.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from provisioning.appliance_api import signature
 from provisioning.errors import (
     HostNotInCluster,
     InsufficientResources,
     InsufficientSpace,
+    LunNotFound,
     NameCollision,
     PlacementNotFound,
     PlanError,
     SnapshotMissing,
 )
-from provisioning.live import LiveState
+from provisioning.live import LiveState, LiveVm
 from provisioning.plan import DeploymentPlan, PoolSpec
 
 GIB = 1024**3
 MIB = 1024**2
 
-Kind = Literal["appliance", "disk", "nfs_mount", "folder", "resource_pool", "desktop"]
+Kind = Literal[
+    "appliance", "disk", "storage", "nfs_mount", "folder", "resource_pool", "desktop", "horizon_pool"
+]
 
 
 class Action(BaseModel):
@@ -68,6 +73,10 @@ def check(plan: DeploymentPlan, live: LiveState) -> None:
                     f"host {a.host!r} {where} cluster {plan.cluster!r}", field=f"fleet.appliances.{i}.host"
                 )
             for d in a.disks:
+                if d.rdm_lun is not None:
+                    _check_lun(a.host, d.rdm_lun, live, f"fleet.appliances.{i}.disks")
+                if d.datastore is None:
+                    continue
                 ds = live.datastores.get(d.datastore)
                 if ds is None or live.cluster_hosts[a.host] not in ds.hosts:
                     raise PlacementNotFound(
@@ -109,6 +118,57 @@ def check(plan: DeploymentPlan, live: LiveState) -> None:
         )
 
 
+def _check_lun(host: str, lun: str, live: LiveState, where: str) -> None:
+    luns = live.host_luns.get(host, {})
+    if lun not in luns:
+        have = ", ".join(sorted(luns)) or "none"
+        raise LunNotFound(
+            f"host {host!r} sees no SCSI disk {lun!r} to map raw (it sees: {have})", field=where
+        )
+    if lun in live.host_vmfs_luns.get(host, set()):
+        raise PlanError(
+            f"LUN {lun!r} holds a VMFS datastore of host {host!r}: mapping it raw would destroy that datastore",
+            field=where,
+        )
+
+
+def golden_folder(vm_path: str) -> tuple[str, str, str]:
+    """('datastore', 'folder', 'file.vmx') of '[datastore] folder/file.vmx' (('', '', '') if not so)."""
+    m = re.fullmatch(r"\[([^\]]+)\] ([^/]+)/([^/]+\.vmx)", vm_path)
+    return (m.group(1), m.group(2), m.group(3)) if m else ("", "", "")
+
+
+def _check_zfs_copy(plan: DeploymentPlan, pool: PoolSpec, golden: LiveVm) -> None:
+    if pool.clone != "full":
+        raise PlanError("full_copy 'zfs' makes full clones: set pool.clone to 'full'", field="pool.full_copy")
+    if plan.fleet is None or plan.nfs is None or pool.datastore != plan.nfs.name:
+        raise PlanError(
+            "full_copy 'zfs' clones on the arcvsa appliance: the plan needs its fleet and NFS datastore, and the "
+            "pool's datastore must be that NFS datastore",
+            field="pool.full_copy",
+        )
+    datastore, _, _ = golden_folder(golden.vm_path)
+    if datastore != plan.nfs.name:
+        raise PlanError(
+            f"golden VM {pool.golden_vm!r} lives at {golden.vm_path!r}, not in a folder of the arcvsa "
+            f"datastore {plan.nfs.name!r}: ZFS clones copy its dataset there",
+            field="pool.golden_vm",
+        )
+
+
+def export_clients(plan: DeploymentPlan, live: LiveState) -> list[str]:
+    """Who the appliances export to: the plan's list, else every cluster host's VMkernel addresses."""
+    if plan.nfs and plan.nfs.clients:
+        return sorted(set(plan.nfs.clients))
+    return sorted({ip for host in live.cluster_hosts for ip in live.host_addresses.get(host, [])})
+
+
+def storage_signature(plan: DeploymentPlan, live: LiveState) -> str:
+    """What an appliance that serves this plan's datastore carries as its storage mark."""
+    assert plan.nfs is not None
+    return signature(plan.nfs.dataset()[1], plan.nfs.version, export_clients(plan, live))
+
+
 def _check_pool(plan: DeploymentPlan, pool: PoolSpec, live: LiveState, collisions: list[str]) -> None:
     golden = live.vm(pool.golden_vm)
     if golden is None:
@@ -129,9 +189,22 @@ def _check_pool(plan: DeploymentPlan, pool: PoolSpec, live: LiveState, collision
             missing += 1
         elif vm.owner != plan.name:
             collisions.append(name)
+    if pool.full_copy == "zfs":
+        _check_zfs_copy(plan, pool, golden)
+        stale = [
+            n
+            for n in pool.desktop_names()
+            if (vm := live.vm(n)) and vm.owner == plan.name and vm.source != pool.source
+        ]
+        if stale:  # a new clone needs the old one's dataset gone, and the api cannot delete datasets yet
+            raise PlanError(
+                f"recompose of a pool copied through ZFS clones is not supported yet ({len(stale)} desktops "
+                f"come from another snapshot, e.g. {stale[0]}): keep pool.snapshot, or copy through vSphere",
+                field="pool.snapshot",
+            )
     per_desktop = pool.memory_mb * MIB + (
         int(pool.delta_gb * GIB)
-        if pool.clone == "linked"
+        if pool.clone == "linked" or pool.full_copy == "zfs"  # a ZFS clone shares the golden's blocks
         else max(golden.committed_bytes, sum(c for _, c in golden.disks))
     )
     if ds is not None and missing * per_desktop > ds.free_bytes:
@@ -170,18 +243,25 @@ def diff(plan: DeploymentPlan, live: LiveState) -> Diff:
                 unchanged += 1
             have = len(vm.disks) - 1 if vm else 0  # the boot disk comes with the OVA
             actions += [
-                Action(
-                    op="create",
-                    kind="disk",
-                    name=f"{a.name}/#{i}",
-                    host=a.host,
-                    detail=f"{d.size_gb} GiB on {d.datastore}",
-                )
+                Action(op="create", kind="disk", name=f"{a.name}/#{i}", host=a.host, detail=d.describe())
                 for i, d in enumerate(a.disks)
                 if i >= have
             ]
             if vm and vm.power_state != "poweredOn":
                 actions.append(Action(op="power_on", kind="appliance", name=a.name, host=a.host))
+            if plan.nfs and (vm is None or vm.storage != storage_signature(plan, live)):
+                pool, dataset = plan.nfs.dataset()
+                actions.append(
+                    Action(
+                        op="create",
+                        kind="storage",
+                        name=a.name,
+                        host=a.host,
+                        detail=f"pool {pool} on {len(a.disks)} LUN disks, dataset {dataset} "
+                        f"({plan.storage_profile()}), NFS {plan.nfs.version} export to "
+                        f"{', '.join(export_clients(plan, live)) or 'nobody'}",
+                    )
+                )
     if plan.nfs:
         ds = live.datastores.get(plan.nfs.name)
         mounted = ds.hosts if ds else set()

@@ -72,6 +72,10 @@ class PlacementNotFound(PlanError):
     """A datacenter, cluster, host, datastore, network or golden VM the plan names does not exist."""
 
 
+class LunNotFound(PlacementNotFound):
+    """An RDM names a SCSI LUN the appliance's host does not see."""
+
+
 class HostNotInCluster(PlanError):
     """An appliance is placed on a host that is not a member of the plan's cluster."""
 

@@ -1,7 +1,9 @@
 """Wait for an appliance's api to answer /api/health with status 'ok'.
 
 vcsim runs no guests, so in the lab the address of the lab appliance (or any arcvsa api) stands in for the
-VM's: the plan carries the endpoint to probe and, for a self-signed certificate, its thumbprint to pin.
+VM's: the plan carries the endpoint to probe and, optionally, the thumbprint of its certificate. Without
+one, the certificate the appliance presents on first contact is pinned (its own, made at first boot) and
+returned, for the caller to record and to use for every later call.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import json
 import time
 from collections.abc import Callable
 
+from provisioning.appliance_api import first_contact, split_endpoint
 from provisioning.certificate import pinned_context, verified_context
 from provisioning.errors import VCenterError
 from provisioning.plan import ApplianceSpec
 
-#: (appliance, seconds allowed) → returns when healthy, raises ApplianceUnhealthy otherwise
-HealthProbe = Callable[[ApplianceSpec, float], None]
+#: (appliance, seconds allowed) → the pinned thumbprint when healthy; raises ApplianceUnhealthy otherwise
+HealthProbe = Callable[[ApplianceSpec, float], str]
 
 
 class ApplianceUnhealthy(VCenterError):
@@ -33,9 +36,9 @@ def endpoint_of(spec: ApplianceSpec) -> str | None:
 
 def check_once(endpoint: str, thumbprint: str | None, timeout: float) -> str:
     """'' when healthy, else why not."""
-    host, _, port = endpoint.rpartition(":")
+    host, port = split_endpoint(endpoint)
     ctx = pinned_context(thumbprint) if thumbprint else verified_context()
-    conn = http.client.HTTPSConnection(host.strip("[]"), int(port), context=ctx, timeout=timeout)
+    conn = http.client.HTTPSConnection(host, port, context=ctx, timeout=timeout)
     try:
         conn.request("GET", "/api/health")
         response = conn.getresponse()
@@ -53,18 +56,28 @@ def check_once(endpoint: str, thumbprint: str | None, timeout: float) -> str:
     return "" if status == "ok" else f"status {status!r}"
 
 
-def wait_healthy(spec: ApplianceSpec, timeout: float, *, interval: float = 2.0) -> None:
-    """The default HealthProbe: poll https://endpoint/api/health until it says ok."""
+def wait_healthy(spec: ApplianceSpec, timeout: float, *, interval: float = 2.0) -> str:
+    """The default HealthProbe: poll https://endpoint/api/health until it says ok; the pinned thumbprint.
+
+    Without a thumbprint in the plan, the first certificate the endpoint presents is pinned.
+    """
     endpoint = endpoint_of(spec)
     if endpoint is None:
         raise ApplianceUnhealthy(
             f"{spec.name}: no api endpoint or static ipv4_address to check", field="fleet"
         )
     deadline = time.monotonic() + timeout
+    pin = spec.api_thumbprint_sha256
     while True:
-        why = check_once(endpoint, spec.api_thumbprint_sha256, min(10.0, timeout))
-        if not why:
-            return
+        if pin is None:
+            try:
+                pin = first_contact(endpoint, min(10.0, timeout))
+            except VCenterError as exc:  # nothing answers TLS yet: still booting
+                why = str(exc)
+        if pin is not None:
+            why = check_once(endpoint, pin, min(10.0, timeout))
+            if not why:
+                return pin
         if time.monotonic() + interval > deadline:
             raise ApplianceUnhealthy(f"{spec.name}: {endpoint} not healthy after {timeout:g} s ({why})")
         time.sleep(interval)

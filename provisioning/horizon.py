@@ -1,5 +1,7 @@
-"""A client for the Horizon Connection Server REST API: hand an arcvsa pool to Horizon as an automated
-desktop pool (instant clones or full clones) on the arcvsa datastore.
+"""A client for the Horizon Connection Server REST API: hand an arcvsa pool to Horizon, either as an
+automated desktop pool Horizon provisions itself (instant clones or full clones) on the arcvsa datastore
+(`pool_spec`), or, as apply does once arcvsa made the desktops, as a manual pool of those very VMs
+(`ensure_manual_pool`; destroy removes it again).
 
 Written against the published OpenAPI description (Horizon Server API 2512) and tested against a fake
 Connection Server that checks every request with that schema (lab.horizon_fake); it has not been run
@@ -15,8 +17,9 @@ import re
 import ssl
 from typing import Any
 
+from provisioning.certificate import pinned_context, verified_context
 from provisioning.live import LiveState
-from provisioning.plan import PoolSpec
+from provisioning.plan import HorizonSpec, PoolSpec
 
 API = "/rest"
 CREATE_POOL = f"{API}/inventory/v12/desktop-pools"  # DesktopPoolCreateSpecV8
@@ -81,6 +84,23 @@ class HorizonClient:
     def desktop_pools(self) -> list[dict[str, Any]]:
         return list(self.request("GET", LIST_POOLS))
 
+    def find_pool(self, name: str) -> dict[str, Any] | None:
+        """The desktop pool of that name, or None."""
+        return next((p for p in self.desktop_pools() if p.get("name") == name), None)
+
+    def add_machines(self, pool_id: str, machine_ids: list[str]) -> None:
+        """Add vCenter VMs (their moids, as Horizon lists them) to a manual pool."""
+        self.request("POST", f"{API}/inventory/v1/desktop-pools/{pool_id}/action/add-machines", machine_ids)
+
+    def remove_machines(self, pool_id: str, machine_ids: list[str]) -> None:
+        """Take vCenter VMs (their moids) out of a manual pool; the VMs themselves stay in vCenter."""
+        path = f"{API}/inventory/v1/desktop-pools/{pool_id}/action/remove-machines"
+        self.request("POST", path, machine_ids)
+
+    def delete_pool(self, pool_id: str) -> None:
+        """Remove the pool from Horizon; a manual pool's VMs stay in vCenter."""
+        self.request("DELETE", f"{API}/inventory/v1/desktop-pools/{pool_id}")
+
     def create_desktop_pool(self, spec: dict[str, Any]) -> str:
         """Create the pool; returns its Horizon id (the create answers 201 without a body)."""
         self.request("POST", CREATE_POOL, spec)
@@ -135,3 +155,62 @@ def pool_spec(pool: PoolSpec, live: LiveState, vcenter_id: str, *, instant: bool
         "storage_settings": {"datastores": [{"datastore_id": live.datastores[pool.datastore].moid}]},
         "customization_settings": {"customization_type": "CLONE_PREP" if instant else "NONE"},
     }
+
+
+def manual_pool_spec(pool: PoolSpec, name: str, vcenter_id: str, machines: list[str]) -> dict[str, Any]:
+    """A DesktopPoolCreateSpecV8 handing desktops arcvsa made (their vCenter moids) to Horizon as is."""
+    return {
+        "name": name,
+        "display_name": pool.name,
+        "type": "MANUAL",
+        "source": "VIRTUAL_CENTER",
+        "entra_sso_enabled": False,
+        "enabled": True,
+        "user_assignment": "FLOATING" if pool.persistence == "stateless" else "DEDICATED",
+        "vcenter_id": vcenter_id,
+        "machines": machines,
+    }
+
+
+def connect(spec: HorizonSpec, password: str, *, timeout: float = 30.0) -> HorizonClient:
+    """A logged-in client over TLS pinned to the plan's thumbprint, else verified against the CA store."""
+    host, _, port = spec.endpoint.rpartition(":")
+    ctx = pinned_context(spec.thumbprint_sha256) if spec.thumbprint_sha256 else verified_context()
+    client = HorizonClient(host.strip("[]"), int(port), ctx, timeout=timeout)
+    client.login(spec.username, password, spec.domain)
+    return client
+
+
+def ensure_manual_pool(
+    client: HorizonClient, spec: HorizonSpec, pool: PoolSpec, machines: dict[str, str], new: set[str]
+) -> str:
+    """Create the manual pool with every desktop, or add the desktops made in this run; what was done.
+
+    `machines`: desktop name → moid; `new`: the names made (or adopted) in this run.
+    """
+    name = spec.pool_name or pool.name
+    found = client.find_pool(name)
+    if found is None:
+        vcenter_id = client.vcenter_id(spec.vcenter)
+        client.create_desktop_pool(manual_pool_spec(pool, name, vcenter_id, sorted(machines.values())))
+        return f"Horizon pool {name} created with {len(machines)} desktops"
+    added = sorted(machines[n] for n in new if n in machines)
+    if added:
+        client.add_machines(str(found["id"]), added)
+        return f"Horizon pool {name}: {len(added)} desktops added"
+    return f"Horizon pool {name} in place already"
+
+
+def release_machines(
+    client: HorizonClient, spec: HorizonSpec, pool: PoolSpec, machines: dict[str, str]
+) -> str:
+    """Take desktops (name → moid) out of the manual pool before they are destroyed; what was done.
+
+    Horizon answers each machine on its own (a desktop it never had is a 404 item, not a failure).
+    """
+    name = spec.pool_name or pool.name
+    found = client.find_pool(name)
+    if found is None:
+        return f"Horizon pool {name} does not exist: nothing to remove"
+    client.remove_machines(str(found["id"]), sorted(machines.values()))
+    return f"Horizon pool {name}: {len(machines)} desktops removed"

@@ -15,7 +15,15 @@ TYPES = ("Folder", "ComputeResource", "HostSystem", "ResourcePool", "Datastore",
 PROPERTIES: dict[str, tuple[str, ...]] = {
     "Folder": ("name", "parent", "childType", "customValue"),
     "ComputeResource": ("name", "parent", "resourcePool", "summary.totalMemory"),
-    "HostSystem": ("name", "parent", "datastore", "summary.hardware.memorySize"),
+    "HostSystem": (
+        "name",
+        "parent",
+        "datastore",
+        "summary.hardware.memorySize",
+        "config.network.vnic",
+        "config.storageDevice.scsiLun",
+        "config.fileSystemVolume.mountInfo",
+    ),
     "ResourcePool": ("name", "parent", "customValue"),
     "Datastore": ("name", "summary.type", "summary.capacity", "summary.freeSpace", "customValue"),
     "Network": ("name",),
@@ -27,6 +35,7 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
         "snapshot",
         "summary.storage.committed",
         "config.hardware.device",
+        "config.files.vmPathName",
     ),
 }
 
@@ -42,6 +51,18 @@ class LiveVm:
     snapshots: dict[str, str]  # name → moid (the whole tree, flattened)
     committed_bytes: int
     disks: list[tuple[int, int]]  # (unit number, capacity bytes) of each virtual disk
+    vm_path: str = ""  # '[datastore] folder/name.vmx'
+    storage: str | None = None  # on appliances: the storage they were last made to serve (ownership.STORAGE)
+
+
+@dataclass
+class LiveLun:
+    """A SCSI disk a host sees (HostScsiDisk), as an RDM needs it."""
+
+    canonical_name: str
+    uuid: str
+    device_path: str
+    capacity_bytes: int
 
 
 @dataclass
@@ -74,6 +95,12 @@ class LiveState:
     pools: dict[str, str]  # child resource pools of the cluster's root pool: name → moid
     pool_owners: dict[str, str | None]
     vms: dict[str, list[LiveVm]]  # name → VMs of that name (vCenter allows one per folder)
+    #: host name → IPv4 addresses of its VMkernel NICs (what an NFS export must allow)
+    host_addresses: dict[str, list[str]] = field(default_factory=dict)
+    #: host name → its SCSI disks by canonical name (the LUNs an RDM can map)
+    host_luns: dict[str, dict[str, LiveLun]] = field(default_factory=dict)
+    #: host name → canonical names of the LUNs that hold its VMFS datastores (never to be mapped raw)
+    host_vmfs_luns: dict[str, set[str]] = field(default_factory=dict)
 
     def vm(self, name: str) -> LiveVm | None:
         found = self.vms.get(name) or []
@@ -93,6 +120,34 @@ def _disks(devices: Any) -> list[tuple[int, int]]:
         for d in devices or []
         if isinstance(d, vim.vm.device.VirtualDisk)
     ]
+
+
+def _addresses(vnics: Any) -> list[str]:
+    return [v.spec.ip.ipAddress for v in vnics or [] if v.spec and v.spec.ip and v.spec.ip.ipAddress]
+
+
+def _luns(scsi_luns: Any) -> dict[str, LiveLun]:
+    out: dict[str, LiveLun] = {}
+    for lun in scsi_luns or []:
+        if not isinstance(lun, vim.host.ScsiDisk) or not lun.canonicalName:  # CD-ROMs, tapes: no RDM
+            continue
+        capacity = getattr(lun, "capacity", None)
+        out[lun.canonicalName] = LiveLun(
+            canonical_name=lun.canonicalName,
+            uuid=str(lun.uuid or ""),
+            device_path=lun.deviceName or f"/vmfs/devices/disks/{lun.canonicalName}",
+            capacity_bytes=int(capacity.block * capacity.blockSize) if capacity else 0,
+        )
+    return out
+
+
+def _vmfs_luns(mounts: Any) -> set[str]:
+    return {
+        e.diskName
+        for m in mounts or []
+        if isinstance(m.volume, vim.host.VmfsVolume)
+        for e in m.volume.extent or []
+    }
 
 
 def build_state(dc: str, cluster_name: str, raw: list[RawObject], keys: dict[str, int]) -> LiveState:
@@ -173,6 +228,8 @@ def build_state(dc: str, cluster_name: str, raw: list[RawObject], keys: dict[str
                 snapshots=_flatten(getattr(p.get("snapshot"), "rootSnapshotList", None), {}),
                 committed_bytes=int(p.get("summary.storage.committed") or 0),
                 disks=_disks(p.get("config.hardware.device")),
+                storage=marks.get(ownership.STORAGE),
+                vm_path=str(p.get("config.files.vmPathName") or ""),
             )
         )
     return LiveState(
@@ -191,6 +248,21 @@ def build_state(dc: str, cluster_name: str, raw: list[RawObject], keys: dict[str
         pools=pools,
         pool_owners={m: owned(by_id[m]).get(ownership.OWNER) for m in pools.values()},
         vms=vms,
+        host_addresses={
+            o.props["name"]: _addresses(o.props.get("config.network.vnic"))
+            for o in raw
+            if o.kind == "HostSystem"
+        },
+        host_vmfs_luns={
+            o.props["name"]: _vmfs_luns(o.props.get("config.fileSystemVolume.mountInfo"))
+            for o in raw
+            if o.kind == "HostSystem"
+        },
+        host_luns={
+            o.props["name"]: _luns(o.props.get("config.storageDevice.scsiLun"))
+            for o in raw
+            if o.kind == "HostSystem"
+        },
     )
 
 

@@ -15,12 +15,14 @@ from pyVmomi import vim
 OWNER = "arcvsa.owner"
 #: on desktops: the golden VM and snapshot they were cloned from ('golden@base'), for recompose
 SOURCE = "arcvsa.source"
+#: on appliances: the storage they serve, as provisioning.appliance_api.signature words it
+STORAGE = "arcvsa.storage"
 #: a field for every entity type; vcsim answers a type-less (None) definition with an unreadable one
 _TYPES = (None, vim.ManagedEntity)
 
 
 def field_keys(
-    content: Any, names: Iterable[str] = (OWNER, SOURCE), *, define: bool = True
+    content: Any, names: Iterable[str] = (OWNER, SOURCE, STORAGE), *, define: bool = True
 ) -> dict[str, int]:
     """The keys of our custom attributes; `define` adds those that are missing (global: every type).
 
@@ -40,8 +42,8 @@ def field_keys(
 
 
 def mark(content: Any, keys: dict[str, int], entity: Any, **values: str) -> None:
-    """Record `values` (owner=..., source=...) on `entity`."""
-    names = {"owner": OWNER, "source": SOURCE}
+    """Record `values` (owner=..., source=..., storage=...) on `entity`."""
+    names = {"owner": OWNER, "source": SOURCE, "storage": STORAGE}
     for arg, value in values.items():
         content.customFieldsManager.SetField(entity=entity, key=keys[names[arg]], value=value)
 

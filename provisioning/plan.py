@@ -47,9 +47,48 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: a disk as the appliance's guest names it
+GuestPath = Annotated[
+    str, StringConstraints(min_length=17, max_length=200, pattern=r"^/dev/disk/by-id/[A-Za-z0-9._:+-]+$")
+]
+#: a SAN LUN as ESXi names it (HostScsiDisk.canonicalName), e.g. naa.600a0b80001234560000abcd12345678
+LunName = Annotated[
+    str, StringConstraints(min_length=5, max_length=100, pattern=r"^(naa|eui|t10|mpx)\.[A-Za-z0-9.:_-]+$")
+]
+
+
 class LunDisk(_Model):
-    datastore: Name = Field(description="VMFS datastore on a SAN LUN, visible to the appliance's host")
-    size_gb: int = Field(ge=1, le=62 * 1024, description="Size of the new thin VMDK in GiB")
+    """One SAN LUN disk of an appliance: a new thin VMDK on a VMFS datastore, or an RDM of the LUN."""
+
+    datastore: Name | None = Field(
+        default=None,
+        description="VMDK: VMFS datastore on a SAN LUN, visible to the appliance's host. "
+        "RDM: where the mapping file goes (default: the appliance's own folder)",
+    )
+    size_gb: int | None = Field(
+        default=None, ge=1, le=62 * 1024, description="VMDK: size of the new thin VMDK in GiB"
+    )
+    rdm_lun: LunName | None = Field(
+        default=None,
+        description="RDM: canonical name of the host's SCSI LUN to map raw (physical compatibility mode)",
+    )
+    guest_path: GuestPath | None = Field(
+        default=None,
+        description="The disk's /dev/disk/by-id path inside the appliance; by default it is found by its "
+        "WWN (a VMDK's uuid with disk.EnableUUID, an RDM's NAA id)",
+    )
+
+    @model_validator(mode="after")
+    def _vmdk_or_rdm(self) -> LunDisk:
+        if self.rdm_lun is None and (self.datastore is None or self.size_gb is None):
+            raise ValueError("a LUN disk is a VMDK (datastore and size_gb) or an RDM (rdm_lun)")
+        if self.rdm_lun is not None and self.size_gb is not None:
+            raise ValueError("an RDM has the LUN's size: give rdm_lun or size_gb, not both")
+        return self
+
+    def describe(self) -> str:
+        """'100 GiB on san-lun-01' or 'RDM of naa.6...'."""
+        return f"RDM of {self.rdm_lun}" if self.rdm_lun else f"{self.size_gb} GiB on {self.datastore}"
 
 
 class ApplianceSpec(_Model):
@@ -109,6 +148,23 @@ class NfsDatastore(_Model):
     version: Literal["3", "4.1"] = Field(
         default="3", description="NFS version; one for every host, never both"
     )
+    profile: (
+        Literal["stateless-linked", "persistent-linked", "persistent-full", "stateless-full", "generic"]
+        | None
+    ) = Field(
+        default=None,
+        description="zfs-tuning profile of the appliances' dataset; default: the desktop pool's type, else generic",
+    )
+    clients: list[Annotated[str, StringConstraints(min_length=2, max_length=64)]] | None = Field(
+        default=None,
+        max_length=256,
+        description="Addresses the appliances export to; default: every cluster host's VMkernel IPv4 address",
+    )
+
+    def dataset(self) -> tuple[str, str]:
+        """(pool, dataset) the appliances serve `path` from: '/tank/vdi' → ('tank', 'tank/vdi')."""
+        parts = self.path.strip("/").split("/")
+        return parts[0], "/".join(parts)
 
 
 class PoolSpec(_Model):
@@ -131,6 +187,12 @@ class PoolSpec(_Model):
     datastore: Name = Field(description="Datastore for the desktops (normally the arcvsa NFS datastore)")
     vcpus: int = Field(default=2, ge=1, le=64, description="vCPUs per desktop")
     memory_mb: int = Field(default=4096, ge=256, le=1024 * 1024, description="Memory per desktop, MiB")
+    full_copy: Literal["vsphere", "zfs"] = Field(
+        default="vsphere",
+        description="Full clones: 'zfs' copies the golden VM's dataset on the arcvsa appliance with a ZFS "
+        "clone per desktop (instant, shares blocks) and registers its VMX, instead of streaming the disk "
+        "through vSphere",
+    )
     customization_spec: Name | None = Field(default=None, description="Guest customization spec to apply")
     concurrency: int = Field(default=8, ge=1, le=64, description="Clones in flight at once")
     power_on: bool = Field(default=True, description="Power desktops on once made")
@@ -164,6 +226,28 @@ class PoolSpec(_Model):
         return f"{self.golden_vm}@{self.snapshot}"
 
 
+class HorizonSpec(_Model):
+    """The Horizon Connection Server that gets the pool's desktops, once they exist, as a manual pool."""
+
+    endpoint: Endpoint = Field(description="host:port of the Connection Server's REST API")
+    thumbprint_sha256: Annotated[str, AfterValidator(normalise_thumbprint)] | None = Field(
+        default=None, description="SHA-256 thumbprint to pin; else its certificate must verify (CA store)"
+    )
+    username: Annotated[str, StringConstraints(min_length=1, max_length=128)] = Field(
+        description="Horizon administrator"
+    )
+    domain: Annotated[str, StringConstraints(min_length=1, max_length=128)] = Field(
+        description="The administrator's domain"
+    )
+    password: SecretStr | None = Field(
+        default=None, description="The administrator's password; stored sealed, never in the plan's JSON"
+    )
+    vcenter: Annotated[str, StringConstraints(min_length=1, max_length=253)] = Field(
+        description="The vCenter as Horizon knows it (its server name in Horizon's vCenter list)"
+    )
+    pool_name: Name | None = Field(default=None, description="Horizon pool name; default: the pool's name")
+
+
 class DeploymentPlan(_Model):
     name: OwnerId = Field(description="Deployment id, recorded on every object it creates")
     datacenter: Name = Field(description="Datacenter")
@@ -171,9 +255,14 @@ class DeploymentPlan(_Model):
     fleet: Fleet | None = Field(default=None, description="The appliances, one per host")
     nfs: NfsDatastore | None = Field(default=None, description="The NFS datastore mounted on every host")
     pool: PoolSpec | None = Field(default=None, description="The desktop pool")
+    horizon: HorizonSpec | None = Field(
+        default=None, description="Hand the pool's desktops to Horizon as a manual desktop pool"
+    )
 
     @model_validator(mode="after")
     def _one_appliance_per_host(self) -> DeploymentPlan:
+        if self.horizon and not self.pool:
+            raise ValueError("horizon hands the pool's desktops over: the plan needs a pool")
         if self.fleet:
             hosts = [a.host for a in self.fleet.appliances]
             names = [a.name for a in self.fleet.appliances]
@@ -181,4 +270,19 @@ class DeploymentPlan(_Model):
                 raise ValueError("one appliance per host: a host is named twice")
             if len(set(names)) != len(names):
                 raise ValueError("appliance names must differ")
+            luns = [d.rdm_lun for a in self.fleet.appliances for d in a.disks if d.rdm_lun]
+            if len(set(luns)) != len(luns):  # two pools on one LUN destroy each other
+                raise ValueError("a LUN is mapped raw twice: each RDM LUN belongs to one appliance")
+            if self.nfs and not re.fullmatch(
+                r"/[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.:-]*)+", self.nfs.path
+            ):
+                raise ValueError(
+                    "nfs.path must be /<pool>/<dataset>: the appliances build that pool and dataset"
+                )
         return self
+
+    def storage_profile(self) -> str:
+        """The zfs-tuning profile (pool type) of the appliances' dataset: the desktop pool's type."""
+        if self.nfs and self.nfs.profile:
+            return self.nfs.profile
+        return f"{self.pool.persistence}-{self.pool.clone}" if self.pool else "generic"

@@ -2,17 +2,22 @@
 
 A desktop is cloned from the golden VM's snapshot (linked: a child disk on the snapshot's disks; full:
 a copy), marked with its owner and source right away, set to the pool's vCPU and memory, and powered on.
+Full clones on arcvsa can skip vSphere's copy (full_copy 'zfs'): the appliance clones the golden VM's
+dataset per desktop (instant; blocks shared) and the desktop's VMX is registered from the clone's folder
+on the NFS datastore (RegisterVM_Task), with `uuid.action = create` so it powers on as a copy.
 The clone task's id is reported as it starts, so that a clone which completes after its run died is
 adopted by the next apply (provisioning.apply.adopt) instead of being taken for a foreign VM. Recompose replaces desktops whose source differs.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pyVmomi import vim
 
 from provisioning import ownership
+from provisioning.appliance_api import ApplianceApi, CloneSource, clone_desktop
 from provisioning.diff import Action
 from provisioning.errors import PlacementNotFound
 from provisioning.live import LiveState
@@ -65,6 +70,20 @@ def customization(vc: Vc, pool: PoolSpec) -> Any:
     return manager.GetCustomizationSpec(pool.customization_spec).spec
 
 
+@dataclass
+class ZfsCopy:
+    """How a full_copy='zfs' pool's desktops are made: through this appliance api, from this snapshot."""
+
+    api: ApplianceApi
+    source: CloneSource
+    dataset: str  # the datastore's dataset, e.g. tank/vdi: a desktop's clone is dataset/<desktop name>
+    datastore: str  # the NFS datastore's name
+    vmx: str  # the golden VM's VMX file name, found again in each clone's folder
+
+
+COPIED = vim.option.OptionValue(key="uuid.action", value="create")  # answer "I copied it" at power on
+
+
 def desktop_works(
     vc: Vc,
     owner: str,
@@ -74,6 +93,7 @@ def desktop_works(
     keys: dict[str, int],
     placement: tuple[str, str],
     custom: Any = None,
+    zfs: ZfsCopy | None = None,
 ) -> list[Work]:
     """One Work per desktop action of the diff (create, replace, delete, power_on)."""
     golden = live.vm(pool.golden_vm)
@@ -83,7 +103,25 @@ def desktop_works(
     ds_id = live.datastores[pool.datastore].moid
     note = f"Desktop of pool {pool.name}, deployment {owner}; made by arcvsa"
 
+    def register(name: str) -> Any:
+        assert zfs is not None
+
+        def step(vc: Vc, _: Any) -> Any:
+            clone_desktop(zfs.api, zfs.source, f"{zfs.dataset}/{name}")
+            return vc.ref(vim.Folder, folder_id).RegisterVM_Task(
+                path=f"[{zfs.datastore}] {name}/{zfs.vmx}",
+                name=name,
+                asTemplate=False,
+                pool=vc.ref(vim.ResourcePool, rp_id),
+            )
+
+        step.adoptable = True  # type: ignore[attr-defined]  # its task id is recorded: see apply.adopt
+        return step
+
     def clone(name: str) -> Any:
+        if zfs is not None:
+            return register(name)
+
         def step(vc: Vc, _: Any) -> Any:
             relocate = vim.vm.RelocateSpec(
                 pool=vc.ref(vim.ResourcePool, rp_id), datastore=vc.ref(vim.Datastore, ds_id)
@@ -115,9 +153,10 @@ def desktop_works(
 
     def size(vc: Vc, vm: Any) -> Any:
         # a real vCenter applies the clone spec's config; vcsim 0.46 ignores it, so set it once more
-        return vm.ReconfigVM_Task(
-            vim.vm.ConfigSpec(numCPUs=pool.vcpus, memoryMB=pool.memory_mb, annotation=note)
-        )
+        spec = vim.vm.ConfigSpec(numCPUs=pool.vcpus, memoryMB=pool.memory_mb, annotation=note)
+        if zfs is not None:
+            spec.extraConfig = [COPIED]
+        return vm.ReconfigVM_Task(spec)
 
     def power_on(vc: Vc, vm: Any) -> Any:
         return vm.PowerOnVM_Task() if pool.power_on else vm

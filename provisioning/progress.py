@@ -50,7 +50,8 @@ class Options:
     """How apply runs; tests and the bench change these, the api takes the defaults."""
 
     probe: HealthProbe = wait_healthy
-    password: str | None = None
+    password: str | None = None  # the appliances' admin password (the api keeps it sealed)
+    horizon_password: str | None = None  # the Horizon administrator's (sealed likewise)
     on_event: Callable[[Event], None] = lambda e: None
     cancelled: Callable[[], bool] = lambda: False
     transient: tuple[type[BaseException], ...] = TRANSIENT

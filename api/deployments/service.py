@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ from api.secretbox import SecretBox
 from api.vcenters import service as vcenters
 from provisioning import apply as provisioning
 from provisioning import session
-from provisioning.destroy import destroy
+from provisioning.destroy import destroy, zfs_clones
 from provisioning.errors import Cancelled
 from provisioning.plan import DeploymentPlan
 from provisioning.progress import Options
@@ -47,11 +48,33 @@ def list_all(db: Session) -> list[Deployment]:
     return list(db.scalars(select(Deployment).order_by(Deployment.name)))
 
 
+SECRET_FIELDS: dict[str, Any] = {"fleet": {"admin_password"}, "horizon": {"password"}}
+
+
+def _secrets(row: Deployment, box: SecretBox) -> dict[str, str]:
+    """The plan's sealed secrets; a row sealed before Horizon holds the admin password alone."""
+    if not row.secrets_sealed:
+        return {}
+    opened = box.open(row.secrets_sealed)
+    try:
+        found = json.loads(opened)
+    except ValueError:
+        found = None
+    return (
+        {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {"admin_password": opened}
+    )
+
+
 def _store(row: Deployment, plan: DeploymentPlan, box: SecretBox) -> None:
-    password = plan.fleet.admin_password if plan.fleet else None
-    if password is not None:
-        row.secrets_sealed = box.seal(password.get_secret_value())
-    row.plan_json = plan.model_dump_json(exclude={"fleet": {"admin_password"}})
+    given = {
+        "admin_password": plan.fleet.admin_password if plan.fleet else None,
+        "horizon_password": plan.horizon.password if plan.horizon else None,
+    }
+    if any(v is not None for v in given.values()):  # a secret left out of an update stays as it was
+        kept = _secrets(row, box)
+        kept.update({k: v.get_secret_value() for k, v in given.items() if v is not None})
+        row.secrets_sealed = box.seal(json.dumps(kept))
+    row.plan_json = plan.model_dump_json(exclude=SECRET_FIELDS)
     row.updated_at = now()
 
 
@@ -72,6 +95,7 @@ def update(db: Session, box: SecretBox, deployment_id: int, plan: DeploymentPlan
         raise Conflict("a deployment's name is recorded on its objects and cannot change", field="plan.name")
     if (busy := jobs.active_of(db, row.id)) is not None:
         raise Conflict(f"job {busy.id} is {busy.state}; change the plan when it has finished", job_id=busy.id)
+    _keep_pins(DeploymentPlan.model_validate_json(row.plan_json), plan)
     _store(row, plan, box)
     db.commit()
     return row
@@ -120,18 +144,36 @@ def execute(
         row = get(db, deployment_id)
         login = _login(db, box, row, timeout)
         deployment = DeploymentPlan.model_validate_json(row.plan_json)
-        password = box.open(row.secrets_sealed) if row.secrets_sealed else None
+        secrets = _secrets(row, box)
         adopt = jobs.clone_tasks(db, deployment_id)
     opts = options()
     opts.adopt = adopt
-    opts.password = password
+    opts.password = secrets.get("admin_password")
+    opts.horizon_password = secrets.get("horizon_password")
     opts.cancelled = cancelled
-    opts.on_event = lambda e: record(e.kind, e.object, e.message, e.done, e.total)
+
+    def on_event(e: Any) -> None:
+        record(e.kind, e.object, e.message, e.done, e.total)
+        if e.kind == "pin" and e.object:
+            record_pin(factory, deployment_id, e.object, e.message)
+
+    opts.on_event = on_event
     try:
         if kind == "apply":
             report = provisioning.apply(login, deployment, opts)
         else:
-            report = destroy(login, deployment.name, deployment.datacenter, deployment.cluster, opts)
+            handed = None
+            if deployment.horizon and deployment.pool:
+                handed = (deployment.horizon, deployment.horizon.pool_name or deployment.pool.name)
+            report = destroy(
+                login,
+                deployment.name,
+                deployment.datacenter,
+                deployment.cluster,
+                opts,
+                horizon_pool=handed,
+                zfs=zfs_clones(deployment),
+            )
     except Cancelled as exc:
         return Outcome("cancelled", str(exc), {})
     summary = f"{len(report.done)} done, {len(report.failed)} failed in {report.seconds:.1f} s"
@@ -140,6 +182,30 @@ def execute(
     if report.failed:
         return Outcome("failed", summary + "; apply again to retry what failed", report.failed)
     return Outcome("succeeded", summary, {})
+
+
+def _keep_pins(old: DeploymentPlan, new: DeploymentPlan) -> None:
+    """An edited plan that names no thumbprint keeps the one pinned on first contact (same endpoint):
+    trust on first use must not turn into trust on every edit."""
+    if not (old.fleet and new.fleet):
+        return
+    pinned = {(a.name, a.api_endpoint): a.api_thumbprint_sha256 for a in old.fleet.appliances}
+    for spec in new.fleet.appliances:
+        if spec.api_thumbprint_sha256 is None:
+            spec.api_thumbprint_sha256 = pinned.get((spec.name, spec.api_endpoint))
+
+
+def record_pin(factory: sessionmaker[Session], deployment_id: int, appliance: str, thumbprint: str) -> None:
+    """Keep the certificate an appliance presented on first contact in the stored plan: later runs pin it."""
+    with factory() as db:
+        row = get(db, deployment_id)
+        plan = DeploymentPlan.model_validate_json(row.plan_json)
+        for spec in plan.fleet.appliances if plan.fleet else []:
+            if spec.name == appliance and spec.api_thumbprint_sha256 is None:
+                spec.api_thumbprint_sha256 = thumbprint
+                row.plan_json = plan.model_dump_json(exclude=SECRET_FIELDS)
+                row.updated_at = now()
+                db.commit()
 
 
 def job_runner(state: Any) -> JobRunner:

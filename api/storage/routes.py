@@ -6,17 +6,18 @@ tests); a bad name or an unsafe request is refused before any tool runs.
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request, Response, status
+from fastapi import APIRouter, Response, status
 from zfs_tuning import profiles
 
+from api.deps import Db
 from api.errors import ErrorBody
-from api.storage.schemas import DatasetCreate
+from api.exports import service as exports
+from api.storage.deps import Gw
+from api.storage.schemas import CloneCreate, DatasetCreate, SnapshotCreate, VolumeCreate
 from appliance.control import datasets, disks, names, pools
 from appliance.control.datasets import Dataset
 from appliance.control.disks import Disk
-from appliance.control.gateway import Gateway
+from appliance.control.errors import Conflict, Refused
 from appliance.control.pools import PoolHealth, PoolSpec
 
 router = APIRouter(prefix="/api/storage", tags=["storage"])
@@ -25,16 +26,9 @@ REFUSED: dict[int | str, dict[str, object]] = {
     409: {"model": ErrorBody},
     422: {"model": ErrorBody},
     502: {"model": ErrorBody},
+    503: {"model": ErrorBody},
     504: {"model": ErrorBody},
 }
-
-
-def _gateway(request: Request) -> Gateway:
-    gateway: Gateway = request.app.state.storage_gateway
-    return gateway
-
-
-Gw = Annotated[Gateway, Depends(_gateway)]
 
 
 @router.get("/disks", responses=REFUSED)
@@ -78,3 +72,45 @@ def list_datasets(name: str, gw: Gw) -> list[Dataset]:
 def create_dataset(body: DatasetCreate, gw: Gw) -> Dataset:
     """Create a datastore dataset tuned by a pool type's profile (overrides validated)."""
     return datasets.create_for_profile(gw, body.name, profiles.load(body.profile), body.properties)
+
+
+@router.post("/volumes", status_code=status.HTTP_201_CREATED, responses=REFUSED)
+def create_volume(body: VolumeCreate, gw: Gw) -> Dataset:
+    """A sparse zvol (lz4) for an iSCSI LUN."""
+    return datasets.create_volume(gw, body.name, body.size_bytes, volblocksize=body.volblocksize)
+
+
+@router.post("/snapshots", status_code=status.HTTP_201_CREATED, responses=REFUSED)
+def create_snapshot(body: SnapshotCreate, gw: Gw) -> Dataset:
+    """Snapshot a dataset (e.g. a golden image before it is cloned)."""
+    return datasets.snapshot(gw, body.name)
+
+
+@router.post("/clones", status_code=status.HTTP_201_CREATED, responses=REFUSED)
+def create_clone(body: CloneCreate, gw: Gw) -> Dataset:
+    """An instant copy of a snapshot (full-clone pools); it shares blocks until they diverge."""
+    return datasets.clone(gw, body.snapshot, body.target, body.properties)
+
+
+@router.delete("/datasets/{name:path}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
+def destroy_dataset(name: str, gw: Gw, db: Db) -> Response:
+    """Destroy a dataset or zvol below a pool's root (e.g. a desktop's ZFS clone), never what others use.
+
+    Refused: the pool root (that goes with the pool), a dataset an NFS export uses or lies below
+    (409 naming the export), one with dependent clones, children or snapshots (409, zfs's own words).
+    """
+    names.dataset(name)
+    if "/" not in name:
+        raise Refused(f"{name} is a pool's root: it goes with the pool (DELETE /api/storage/pools/{name})")
+    for export in exports.desired(db):
+        if export.dataset == name or export.dataset.startswith(name + "/"):
+            raise Conflict(f"NFS export {export.export_id} uses {export.dataset}: delete the export first")
+    datasets.destroy(gw, names.child_dataset(name))
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.delete("/snapshots/{name:path}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
+def destroy_snapshot(name: str, gw: Gw) -> Response:
+    """Destroy one snapshot (dataset@tag); 409 while clones depend on it."""
+    datasets.destroy(gw, names.snapshot(name))
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

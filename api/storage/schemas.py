@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
-from zfs_tuning.schema import PoolType
+from pydantic import AfterValidator, BaseModel, Field
+from zfs_tuning.schema import PoolType, parse_size
+
+from appliance.control import names
+from appliance.control.errors import InvalidRequest
 
 
 class DatasetCreate(BaseModel):
@@ -16,4 +19,42 @@ class DatasetCreate(BaseModel):
     properties: dict[str, Any] = Field(
         default_factory=dict,
         description="overrides of the profile's properties (validated; never sync=disabled)",
+    )
+
+
+def _volblocksize(value: str) -> str:
+    try:
+        size = parse_size(value)
+    except ValueError:
+        size = 0
+    if size < 4096 or size > 128 << 10 or size & (size - 1):
+        raise InvalidRequest(f"volblocksize must be a power of two from 4K to 128K: {value!r}")
+    return value
+
+
+class VolumeCreate(BaseModel):
+    """A zvol for an iSCSI LUN."""
+
+    name: names.ChildDataset = Field(description="pool/child, e.g. tank/lun0")
+    size_bytes: int = Field(gt=0, le=1 << 50, description="size in bytes, a multiple of volblocksize")
+    volblocksize: Annotated[str, AfterValidator(_volblocksize)] = Field(
+        "16K", description="block size, a power of two from 4K to 128K (16K suits VMFS)"
+    )
+
+
+class SnapshotCreate(BaseModel):
+    """A snapshot of a dataset."""
+
+    name: Annotated[str, AfterValidator(names.snapshot)] = Field(
+        description="dataset@tag, e.g. tank/golden@v1"
+    )
+
+
+class CloneCreate(BaseModel):
+    """A clone of a snapshot."""
+
+    snapshot: Annotated[str, AfterValidator(names.snapshot)] = Field(description="dataset@tag to clone")
+    target: names.ChildDataset = Field(description="the new dataset, pool/child")
+    properties: dict[str, Any] = Field(
+        default_factory=dict, description="properties of the clone (validated; never sync=disabled)"
     )

@@ -6,6 +6,7 @@ and dedup comes back with a memory-cost warning.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -14,7 +15,7 @@ from zfs_tuning.calculator import dedup_table_bytes
 from zfs_tuning.schema import DatasetProperties, Profile, parse_size
 
 from appliance.control import names, zjson
-from appliance.control.errors import AlreadyExists, InvalidRequest, NotFound, Refused
+from appliance.control.errors import AlreadyExists, CommandFailed, Conflict, InvalidRequest, NotFound, Refused
 from appliance.control.gateway import Gateway, Rules
 
 RULES: Rules = (
@@ -165,11 +166,27 @@ def clone(gw: Gateway, snap: str, target: str, properties: dict[str, Any] | None
     return get(gw, target)
 
 
+# zfs destroy's refusals: a dataset others depend on is a conflict to resolve first, never forced (-R).
+DESTROY_RULES: Rules = ((r"dataset does not exist|could not find any snapshots", NotFound),)
+# matched on zfs's whole message (its last line is a list of the dependent datasets, not the reason)
+DESTROY_CONFLICTS: Rules = ((r"has dependent clones|has children|dataset is busy", Conflict),)
+
+
 def destroy(gw: Gateway, name: str, *, recursive: bool = False) -> None:
-    """Destroy a dataset, zvol or snapshot (recursive: with its snapshots and children)."""
-    gw.run(
-        ["zfs", "destroy", *(["-r"] if recursive else []), _checked(name, names.child_dataset)], rules=RULES
-    )
+    """Destroy a dataset, zvol or snapshot below a pool's root (recursive: with its snapshots and children).
+
+    NotFound when it does not exist; Conflict (zfs's own words) when clones depend on it or it has
+    children or snapshots (without `recursive`) or is busy. Never -R: dependent clones are never taken along.
+    """
+    argv = ["zfs", "destroy", *(["-r"] if recursive else []), _checked(name, names.child_dataset)]
+    try:
+        gw.run(argv, rules=DESTROY_RULES)
+    except CommandFailed as err:
+        said = " ".join(err.stderr.split())
+        for pattern, error in DESTROY_CONFLICTS:
+            if re.search(pattern, said):
+                raise error(said) from None
+        raise
 
 
 def list_all(gw: Gateway, pool: str) -> list[Dataset]:

@@ -46,6 +46,14 @@ class SystemFault(ControlError):
     """A tool failed in a way the caller cannot fix by changing the request."""
 
 
+class ServiceDown(SystemFault):
+    """A daemon the request needs (e.g. nfs-ganesha on DBus) is not running."""
+
+
+class ToolMissing(SystemFault):
+    """The program is not installed here (e.g. zpool on a host that is not an appliance)."""
+
+
 class CommandFailed(SystemFault):
     """A command exited non-zero; carries argv, exit code and the tail of stderr."""
 
@@ -53,7 +61,8 @@ class CommandFailed(SystemFault):
         self.argv = list(argv)
         self.exit_code = exit_code
         self.stderr = stderr[-STDERR_TAIL:]
-        super().__init__(f"{self.argv} exited {exit_code}: {self.stderr.strip()}")
+        # The message reaches users (api detail, web): the program and its own words, not the argv list.
+        super().__init__(f"{self.argv[0]} failed (exit {exit_code}): {self.stderr.strip()}")
 
 
 class CommandTimeout(SystemFault):

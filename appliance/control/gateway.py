@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from appliance.control.errors import CommandFailed, CommandTimeout, ControlError
+from appliance.control.errors import CommandFailed, CommandTimeout, ControlError, ToolMissing
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -41,15 +41,18 @@ class SubprocessRunner:
 
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         """See :class:`Runner`."""
-        proc = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE if input_text is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            env={**os.environ, "LC_ALL": "C"},  # stderr patterns below are the C locale's
-        )
+        try:
+            proc = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE if input_text is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+                env={**os.environ, "LC_ALL": "C"},  # stderr patterns below are the C locale's
+            )
+        except FileNotFoundError:
+            raise ToolMissing(f"{argv[0]} is not installed on this machine") from None
         try:
             stdout, stderr = proc.communicate(input=input_text, timeout=timeout)
         except subprocess.TimeoutExpired:

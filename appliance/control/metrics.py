@@ -155,3 +155,71 @@ def iostat(gw: Gateway, pool: str, interval: int | None = None) -> list[VdevIO]:
     # -y skips the since-import report; one report over the interval follows.
     argv += ["-y", names.pool(pool), str(interval), "1"]
     return parse_iostat(gw.run(argv, rules=POOL_RULES, timeout=interval + 60).stdout)
+
+
+# Cumulative LUN counters. ``zpool iostat`` without an interval prints per-second *averages* since import,
+# rounded to whole numbers (seen on 2.3.9: read_ops 0, write_ops 13 on a busy pool), and neither
+# ``zpool status -j`` nor /proc/spl/kstat/zfs/<pool>/ carries per-vdev byte or op totals in 2.3 (the pool
+# ``io`` kstat is gone; ``iostats`` counts trims and ARC traffic; ``txgs`` is a short per-txg history).
+# The block layer keeps exact totals per device: /proc/diskstats, what the SAN sees of each vdev, read in
+# one go without a subprocess. Sampling it and diffing gives rates and latency over any interval.
+DISKSTATS = "/proc/diskstats"
+SECTOR = 512  # diskstats counts 512-byte sectors whatever the device's sector size
+
+
+class BlockIO(BaseModel):
+    """Cumulative I/O of one block device since boot (/proc/diskstats)."""
+
+    read_ops: int = Field(description="reads completed")
+    read_bytes: int = Field(description="bytes read")
+    read_ms: int = Field(description="milliseconds spent on reads (summed over the reads)")
+    write_ops: int = Field(description="writes completed")
+    write_bytes: int = Field(description="bytes written")
+    write_ms: int = Field(description="milliseconds spent on writes (summed over the writes)")
+
+
+def parse_diskstats(text: str) -> dict[str, BlockIO]:
+    """{kernel name: BlockIO} from /proc/diskstats."""
+    out = {}
+    for line in text.splitlines():
+        cols = line.split()
+        if len(cols) < 14 or not all(c.isdigit() for c in cols[3:11]):
+            continue
+        out[cols[2]] = BlockIO(
+            read_ops=int(cols[3]),
+            read_bytes=int(cols[5]) * SECTOR,
+            read_ms=int(cols[6]),
+            write_ops=int(cols[7]),
+            write_bytes=int(cols[9]) * SECTOR,
+            write_ms=int(cols[10]),
+        )
+    if not out:
+        raise BadOutput(f"{DISKSTATS}: no devices")
+    return out
+
+
+def block_io(files: Files) -> dict[str, BlockIO]:
+    """Cumulative I/O of every block device now."""
+    text = files.read(DISKSTATS)
+    if text is None:
+        raise BadOutput(f"{DISKSTATS} missing")
+    return parse_diskstats(text)
+
+
+def kernel_names(gw: Gateway, paths: list[str]) -> dict[str, str]:
+    """{device path: kernel name} for vdev paths (by-id links resolved by ``realpath``; vdb1, dm-3 ...).
+
+    Paths that are not block devices (file vdevs) are left out: they have no diskstats.
+    """
+    if not paths:
+        return {}
+    result = gw.run(["realpath", "-e", "--", *paths], ok_codes=(0, 1))
+    resolved = result.stdout.splitlines()
+    if result.exit_code or len(resolved) != len(paths):
+        # -e drops the lines of missing devices: resolve one by one so the rest still count.
+        resolved = [gw.run(["realpath", "-e", "--", p], ok_codes=(0, 1)).stdout.strip() for p in paths]
+    return {
+        path: real.removeprefix("/dev/")
+        for path, real in zip(paths, resolved, strict=True)
+        if real.startswith("/dev/") and "/" not in real.removeprefix("/dev/")
+    }

@@ -1,8 +1,10 @@
 """Deployments and jobs through the api served as its own process (as in production) against vcsim.
 
 The headline case: one api call deploys a 100-desktop linked-clone pool end to end on the 4-host cluster
-(4 appliances from the OVA, the NFS datastore on every host, the pool). The appliances' health endpoint is
-the api itself. Then an api restart in the middle of a job: the job resumes and finishes.
+(4 appliances from the OVA, each given its pool, dataset and NFS export through its own api, the NFS
+datastore on every host, the pool). vcsim runs no guests: each appliance's api is the real arcvsa app served
+over TLS from this process, its storage tools replaying the lab VM's recording 'fleet'. Then an api
+restart in the middle of a job: the job resumes and finishes.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ from typing import Any
 
 import httpx
 import pytest
+from fixtures.appliance import fleet_flows
+from fixtures.appliance.replay import ReplayRunner
 from support.api import ADMIN_PASSWORD
-from support.api_server import FINAL, add_vcenter, api_thumbprint, client, wait_job
+from support.api_server import FINAL, add_vcenter, client, wait_job
+from support.appliance_server import ApplianceServer, replayed_appliances
 from support.ova import make_ova
 from support.provisioning import NFS
 
@@ -55,17 +60,18 @@ def _pool(naming: str, count: int, **extra: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def full_plan(ova: Path, server: ApiServer, count: int) -> dict[str, Any]:
+def full_plan(ova: Path, endpoints: list[str], count: int) -> dict[str, Any]:
     appliances = [
         {
             "host": f"DC0_C0_H{i}",
             "name": f"vsa-{i}",
             "properties": {"hostname": f"vsa-{i}"},
-            "disks": [{"datastore": "san-lun-01", "size_gb": 500}],
-            "api_endpoint": f"127.0.0.1:{server.port}",
-            "api_thumbprint_sha256": api_thumbprint(server),
+            "disks": [
+                {"datastore": "san-lun-01", "size_gb": 500, "guest_path": path} for path in fleet_flows.LUNS
+            ],
+            "api_endpoint": endpoint,  # no thumbprint: pinned on first contact and recorded in the plan
         }
-        for i in range(4)
+        for i, endpoint in enumerate(endpoints)
     ]
     return {
         "name": "site-a",
@@ -76,9 +82,9 @@ def full_plan(ova: Path, server: ApiServer, count: int) -> dict[str, Any]:
             "network": "vsa-nfs",
             "datastore": "san-lun-01",
             "appliances": appliances,
-            "admin_password": "Corr3ct-Horse!",
+            "admin_password": fleet_flows.PASSWORD,
         },
-        "nfs": {"name": NFS, "server": "192.0.2.21", "path": "/tank/vdi", "version": "3"},
+        "nfs": {"name": NFS, "server": "192.0.2.21", "path": f"/{fleet_flows.DATASET}", "version": "4.1"},
         "pool": _pool("desk-###", count, datastore=NFS),
     }
 
@@ -86,7 +92,14 @@ def full_plan(ova: Path, server: ApiServer, count: int) -> dict[str, Any]:
 def test_one_api_call_deploys_a_100_desktop_pool_end_to_end(
     api: httpx.Client, server: ApiServer, vcenter_id: int, tmp_path: Path
 ) -> None:
-    plan = full_plan(make_ova(tmp_path), server, 100)
+    with replayed_appliances(tmp_path / "appliances", 4, "fleet", fleet_flows.PASSWORD) as appliances:
+        _deploy_100(api, vcenter_id, tmp_path, appliances)
+
+
+def _deploy_100(
+    api: httpx.Client, vcenter_id: int, tmp_path: Path, appliances: list[tuple[ApplianceServer, ReplayRunner]]
+) -> None:
+    plan = full_plan(make_ova(tmp_path), [s.endpoint for s, _ in appliances], 100)
     r = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
     assert r.status_code == 201, r.text
     deployment = r.json()
@@ -96,7 +109,8 @@ def test_one_api_call_deploys_a_100_desktop_pool_end_to_end(
     diff = api.post(f"/api/deployments/{deployment['id']}/plan").json()
     assert diff["counts"] == {
         "create appliance": 4,
-        "create disk": 4,
+        "create disk": 8,
+        "create storage": 4,
         "create nfs_mount": 4,
         "create folder": 1,
         "create desktop": 100,
@@ -117,6 +131,13 @@ def test_one_api_call_deploys_a_100_desktop_pool_end_to_end(
     assert later == events[-1:]
     again = api.post(f"/api/deployments/{deployment['id']}/plan").json()
     assert again["actions"] == [] and again["unchanged"] == 108
+    for _server, runner in appliances:
+        assert [c[:2] for c in runner.calls if c[1] == "create"] == [["zpool", "create"], ["zfs", "create"]]
+    stored = api.get(f"/api/deployments/{deployment['id']}").json()["plan"]["fleet"]["appliances"]
+    assert [a["api_thumbprint_sha256"] for a in stored] == [s.thumbprint for s, _ in appliances], (
+        "each appliance's certificate, pinned on first contact, is recorded in the stored plan"
+    )
+    plan["fleet"]["appliances"] = stored  # the edit below keeps the pins
 
     plan["pool"]["count"] = 90  # shrink by editing the plan
     assert api.put(f"/api/deployments/{deployment['id']}", json={"plan": plan}).status_code == 200

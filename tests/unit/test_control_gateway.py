@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from appliance.control.errors import AlreadyExists, CommandFailed, CommandTimeout
+from appliance.control.errors import AlreadyExists, CommandFailed, CommandTimeout, ToolMissing
 from appliance.control.gateway import Gateway, Result, translate
 
 
@@ -74,3 +74,8 @@ def test_secrets_are_masked_in_errors() -> None:
         )
     assert "s3cret-value" not in str(caught.value) and "***" in caught.value.stderr
     assert caught.value.argv[-1] == "***"
+
+
+def test_a_missing_program_is_a_typed_system_fault() -> None:
+    with pytest.raises(ToolMissing, match="arcvsa-no-such-tool is not installed"):
+        Gateway().run(["arcvsa-no-such-tool", "--version"])

@@ -6,6 +6,8 @@ import './styles/shell.css';
 import './styles/tables.css';
 import './styles/forms.css';
 import './styles/inventory.css';
+import './styles/storage.css';
+import './styles/charts.css';
 
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from appliance.control import dbus
-from appliance.control.errors import AlreadyExists, NotFound
+from appliance.control.errors import AlreadyExists, NotFound, ServiceDown
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway, Rules
 from appliance.control.nfs.model import Export, Protocol, check_set
@@ -21,7 +21,9 @@ DEST = "org.ganesha.nfsd"
 EXPORT_MGR = "/org/ganesha/nfsd/ExportMgr"
 RULES: Rules = (
     (r"already active|already exists", AlreadyExists),
-    (r"export id not found|No export with id|ServiceUnknown|was not provided", NotFound),
+    # ServiceUnknown: nothing owns the bus name, i.e. ganesha is not running.
+    (r"ServiceUnknown|was not provided by any \.service", ServiceDown),
+    (r"export id not found|No export with id", NotFound),
 )
 HEADER = "# Written by arcvsa (appliance.control.nfs.ganesha); changes here are overwritten.\n"
 # At boot ganesha must start after the datasets are mounted, or it exports empty mount points.

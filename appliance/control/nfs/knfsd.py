@@ -6,6 +6,9 @@ turned on there, and check_set still keeps each datastore on one protocol per ho
 
 from __future__ import annotations
 
+from pydantic import BaseModel, Field
+
+from appliance.control.errors import BadOutput
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.nfs.ganesha import Changes
@@ -62,3 +65,58 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export]) -> Changes:
     if changes.changed:
         gw.run(["exportfs", "-ra"], timeout=60)
     return changes
+
+
+# Server-wide counters: knfsd keeps no per-export I/O statistics.
+RPC_STATS = "/proc/net/rpc/nfsd"
+V3_READ, V3_WRITE = 6, 7  # proc3: null getattr setattr lookup access readlink read write ...
+V4_READ, V4_WRITE = 25, 38  # proc4ops: indexed by NFSv4 operation number (OP_READ, OP_WRITE)
+
+
+class ServerIO(BaseModel):
+    """Cumulative NFS I/O of the kernel server since nfsd started (all exports, all versions)."""
+
+    read_ops: int = Field(description="READ calls (NFSv3 READ + NFSv4 OP_READ)")
+    read_bytes: int = Field(description="bytes read by clients")
+    write_ops: int = Field(description="WRITE calls (NFSv3 WRITE + NFSv4 OP_WRITE)")
+    write_bytes: int = Field(description="bytes written by clients")
+
+
+def _op(values: list[int], index: int) -> int:
+    return values[index] if index < len(values) else 0
+
+
+def parse_rpc_stats(text: str) -> ServerIO:
+    """ServerIO from /proc/net/rpc/nfsd (lines "io READ WRITE", "proc3 N ...", "proc4ops N ...")."""
+    rows = {cols[0]: cols[1:] for cols in (line.split() for line in text.splitlines()) if cols}
+    io = rows.get("io")
+    if not io or len(io) < 2 or not io[0].isdigit() or not io[1].isdigit():
+        raise BadOutput(f"{RPC_STATS}: no io line")
+    v3 = [int(v) for v in rows.get("proc3", [])[1:] if v.isdigit()]
+    v4 = [int(v) for v in rows.get("proc4ops", [])[1:] if v.isdigit()]
+    return ServerIO(
+        read_ops=_op(v3, V3_READ) + _op(v4, V4_READ),
+        read_bytes=int(io[0]),
+        write_ops=_op(v3, V3_WRITE) + _op(v4, V4_WRITE),
+        write_bytes=int(io[1]),
+    )
+
+
+def server_io(files: Files) -> ServerIO | None:
+    """The kernel server's counters now, or None when nfsd is not loaded."""
+    text = files.read(RPC_STATS)
+    return None if text is None else parse_rpc_stats(text)
+
+
+def exported_paths(files: Files) -> dict[int, str]:
+    """{export id: path} of the export files arcvsa wrote (first quoted word of each)."""
+    out = {}
+    for name in files.listdir(EXPORTS_DIR):
+        stem = name.removeprefix(PREFIX).removesuffix(".exports")
+        if not (name.startswith(PREFIX) and name.endswith(".exports") and stem.isdigit()):
+            continue
+        for line in (files.read(f"{EXPORTS_DIR}/{name}") or "").splitlines():
+            if line.startswith('"'):
+                out[int(stem)] = line[1:].split('"', 1)[0]
+                break
+    return out

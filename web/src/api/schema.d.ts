@@ -336,6 +336,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/storage/clones": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Clone
+         * @description An instant copy of a snapshot (full-clone pools); it shares blocks until they diverge.
+         */
+        post: operations["create_clone_api_storage_clones_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage/datasets": {
         parameters: {
             query?: never;
@@ -356,6 +376,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/storage/datasets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Destroy Dataset
+         * @description Destroy a dataset or zvol below a pool's root (e.g. a desktop's ZFS clone), never what others use.
+         *
+         *     Refused: the pool root (that goes with the pool), a dataset an NFS export uses or lies below
+         *     (409 naming the export), one with dependent clones, children or snapshots (409, zfs's own words).
+         */
+        delete: operations["destroy_dataset_api_storage_datasets__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage/disks": {
         parameters: {
             query?: never;
@@ -369,6 +412,198 @@ export interface paths {
          */
         get: operations["list_disks_api_storage_disks_get"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Exports
+         * @description Every export with whether the NFS server serves it now.
+         */
+        get: operations["list_exports_api_storage_exports_get"];
+        put?: never;
+        /**
+         * Create Export
+         * @description Export a dataset's mount point to ESXi hosts over NFS 3 or 4.1 (read-write, no root squash).
+         */
+        post: operations["create_export_api_storage_exports_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update Export
+         * @description Change an export's hosts, protocol or port rule.
+         */
+        put: operations["update_export_api_storage_exports__export_id__put"];
+        post?: never;
+        /**
+         * Delete Export
+         * @description Stop exporting a dataset (its data stays).
+         */
+        delete: operations["delete_export_api_storage_exports__export_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/exports/{export_id}/io": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export Io
+         * @description Client read/write counters of one export (ganesha; knfsd answers zeros).
+         */
+        get: operations["export_io_api_storage_exports__export_id__io_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/iscsi/targets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Targets
+         * @description Every target with its LUNs, initiators, CHAP on/off and VAAI offloads.
+         */
+        get: operations["list_targets_api_storage_iscsi_targets_get"];
+        put?: never;
+        /**
+         * Create Target
+         * @description A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP.
+         */
+        post: operations["create_target_api_storage_iscsi_targets_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/iscsi/targets/{iqn}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Target
+         * @description Remove a target and its backstore (the zvol stays).
+         */
+        delete: operations["delete_target_api_storage_iscsi_targets__iqn__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Series
+         * @description Rates per interval over the last ``minutes``: ARC, client and LUN I/O, offload, latency.
+         */
+        get: operations["get_series_api_storage_metrics_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/metrics/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Summary
+         * @description The latest sample: a card per export (space, compression, client rates) and the ARC figures.
+         */
+        get: operations["get_summary_api_storage_metrics_summary_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/nfs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Nfs State
+         * @description The NFS server in use (ganesha or knfsd) and every export.
+         */
+        get: operations["nfs_state_api_storage_nfs_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/nfs/backend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set Backend
+         * @description Switch the NFS server: the other one emptied and stopped, every export applied to this one.
+         */
+        put: operations["set_backend_api_storage_nfs_backend_put"];
         post?: never;
         delete?: never;
         options?: never;
@@ -438,6 +673,130 @@ export interface paths {
         get: operations["list_datasets_api_storage_pools__name__datasets_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Snapshot
+         * @description Snapshot a dataset (e.g. a golden image before it is cloned).
+         */
+        post: operations["create_snapshot_api_storage_snapshots_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/snapshots/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Destroy Snapshot
+         * @description Destroy one snapshot (dataset@tag); 409 while clones depend on it.
+         */
+        delete: operations["destroy_snapshot_api_storage_snapshots__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/volumes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create Volume
+         * @description A sparse zvol (lz4) for an iSCSI LUN.
+         */
+        post: operations["create_volume_api_storage_volumes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tuning/parameters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Parameters
+         * @description The module parameters arcvsa tunes: value in effect and value set at module load.
+         */
+        get: operations["get_parameters_api_tuning_parameters_get"];
+        /**
+         * Put Parameters
+         * @description Apply module parameters live where they differ and persist the whole set in modprobe.d.
+         */
+        put: operations["put_parameters_api_tuning_parameters_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tuning/profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Profiles
+         * @description Every pool type's profile: dataset properties, module choices and why each value.
+         */
+        get: operations["list_profiles_api_tuning_profiles_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tuning/recommendation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recommendation
+         * @description ARC, L2ARC, SLOG and module parameters for a desktop pool on this appliance, each with its why.
+         */
+        post: operations["recommendation_api_tuning_recommendation_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -601,7 +960,7 @@ export interface components {
              * @description What kind of object
              * @enum {string}
              */
-            kind: "appliance" | "disk" | "nfs_mount" | "folder" | "resource_pool" | "desktop";
+            kind: "appliance" | "disk" | "storage" | "nfs_mount" | "folder" | "resource_pool" | "desktop" | "horizon_pool";
             /**
              * Name
              * @description Object name (for a folder: its path; for a disk: 'vm/#n')
@@ -680,6 +1039,38 @@ export interface components {
             };
         };
         /**
+         * Applied
+         * @description What apply() did.
+         */
+        Applied: {
+            /**
+             * Changed Live
+             * @description parameters written to sysfs (new value)
+             */
+            changed_live: {
+                [key: string]: number;
+            };
+            /**
+             * Persisted
+             * @description the modprobe.d file was (re)written
+             */
+            persisted: boolean;
+        };
+        /**
+         * Backend
+         * @description The NFS server implementation.
+         * @enum {string}
+         */
+        Backend: "ganesha" | "knfsd";
+        /**
+         * BackendChoice
+         * @description Which NFS server the appliance runs.
+         */
+        BackendChoice: {
+            /** @description ganesha (nfs-ganesha, per-export counters) or knfsd (kernel server) */
+            backend: components["schemas"]["Backend"];
+        };
+        /**
          * Build
          * @description The image's build manifest (/etc/arcvsa/build-manifest.json).
          */
@@ -754,6 +1145,45 @@ export interface components {
              * @default 443
              */
             port: number;
+        };
+        /**
+         * Chap
+         * @description One-way CHAP credentials an initiator must present.
+         */
+        Chap: {
+            /**
+             * Secret
+             * @description CHAP secret, 12 to 64 characters (the MS initiator needs 12+)
+             */
+            secret: string;
+            /**
+             * User
+             * @description CHAP user name
+             */
+            user: string;
+        };
+        /**
+         * CloneCreate
+         * @description A clone of a snapshot.
+         */
+        CloneCreate: {
+            /**
+             * Properties
+             * @description properties of the clone (validated; never sync=disabled)
+             */
+            properties?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Snapshot
+             * @description dataset@tag to clone
+             */
+            snapshot: string;
+            /**
+             * Target
+             * @description the new dataset, pool/child
+             */
+            target: string;
         };
         /** Cluster */
         Cluster: {
@@ -879,6 +1309,87 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * DatasetProperties
+         * @description ZFS properties a profile (or a caller) may set on a datastore dataset; None leaves a property alone.
+         */
+        DatasetProperties: {
+            /**
+             * Acltype
+             * @description posix: nfs-ganesha 6.5 on FSAL_VFS needs it
+             */
+            acltype?: "posix" | null;
+            /**
+             * Atime
+             * @description access-time updates (off: no write per read)
+             */
+            atime?: ("on" | "off") | null;
+            /**
+             * Compression
+             * @description lz4 (default), lzjb, zstd[-N] or off
+             */
+            compression?: string | null;
+            /**
+             * Dedup
+             * @description costs RAM per unique block; see calculator.dedup_table_bytes
+             */
+            dedup?: ("off" | "on" | "sha256" | "blake3" | "skein") | null;
+            /**
+             * Logbias
+             * @description latency uses the SLOG
+             */
+            logbias?: ("latency" | "throughput") | null;
+            /**
+             * Primarycache
+             * @description what the ARC keeps
+             */
+            primarycache?: ("all" | "metadata" | "none") | null;
+            /**
+             * Quota
+             * @description size or none
+             */
+            quota?: string | null;
+            /**
+             * Recordsize
+             * @description power of two from 4K to 1M
+             */
+            recordsize?: string | null;
+            /**
+             * Redundant Metadata
+             * @description extra metadata copies (most: fewer small writes)
+             */
+            redundant_metadata?: ("all" | "most" | "some" | "none") | null;
+            /**
+             * Refquota
+             * @description size or none
+             */
+            refquota?: string | null;
+            /**
+             * Refreservation
+             * @description size or none
+             */
+            refreservation?: string | null;
+            /**
+             * Reservation
+             * @description size or none
+             */
+            reservation?: string | null;
+            /**
+             * Secondarycache
+             * @description what L2ARC keeps
+             */
+            secondarycache?: ("all" | "metadata" | "none") | null;
+            /**
+             * Sync
+             * @description never disabled (see module doc)
+             */
+            sync?: ("standard" | "always") | null;
+            /**
+             * Xattr
+             * @description sa keeps xattrs in the dnode (fewer I/Os)
+             */
+            xattr?: ("sa" | "on") | null;
+        };
         /** Datastore */
         Datastore: {
             /**
@@ -983,6 +1494,8 @@ export interface components {
             datacenter: string;
             /** @description The appliances, one per host */
             fleet?: components["schemas"]["Fleet"] | null;
+            /** @description Hand the pool's desktops to Horizon as a manual desktop pool */
+            horizon?: components["schemas"]["HorizonSpec"] | null;
             /**
              * Name
              * @description Deployment id, recorded on every object it creates
@@ -1086,6 +1599,177 @@ export interface components {
              * @description For certificate errors: the SHA-256 thumbprint the server presented
              */
             thumbprint?: string | null;
+        };
+        /**
+         * ExportCard
+         * @description One datastore (export) on the dashboard.
+         */
+        ExportCard: {
+            /**
+             * Client Read Bytes
+             * @description bytes/s read by clients over the last interval (null: not counted per export)
+             */
+            client_read_bytes: number | null;
+            /**
+             * Client Write Bytes
+             * @description bytes/s written by clients over the last interval (null: not counted per export)
+             */
+            client_write_bytes: number | null;
+            /**
+             * Compressratio
+             * @description the dataset's compression ratio
+             */
+            compressratio: number | null;
+            /**
+             * Dataset
+             * @description the exported dataset (null when not found)
+             */
+            dataset: string | null;
+            /**
+             * Export Id
+             * @description Export_Id / fsid
+             */
+            export_id: number;
+            /**
+             * Logical Used
+             * @description bytes before compression
+             */
+            logical_used: number | null;
+            /**
+             * Path
+             * @description exported path
+             */
+            path: string;
+            /**
+             * Used
+             * @description bytes used by the dataset
+             */
+            used: number | null;
+        };
+        /**
+         * ExportCreate
+         * @description A datastore export: one dataset, one NFS version, the ESXi hosts allowed in.
+         */
+        ExportCreate: {
+            /**
+             * Clients
+             * @description ESXi host addresses (read-write, no root squash)
+             */
+            clients: string[];
+            /**
+             * Dataset
+             * @description the ZFS dataset to export (pool/child); its mount point is exported
+             */
+            dataset: string;
+            /**
+             * Export Id
+             * @description ganesha Export_Id / knfsd fsid; allocated from 101 upwards when absent
+             */
+            export_id?: number | null;
+            /**
+             * Insecure Ports
+             * @description accept client ports above 1023 (knfsd; NAT in front of the hosts)
+             * @default false
+             */
+            insecure_ports: boolean;
+            /** @description NFS version of this datastore: 3 or 4.1 (never both to one host) */
+            protocol: components["schemas"]["Protocol"];
+        };
+        /**
+         * ExportIOView
+         * @description Client I/O counters of one export since its server started.
+         */
+        ExportIOView: {
+            /**
+             * Counters Available
+             * @description false on knfsd: it keeps no per-export counters (all zero)
+             */
+            counters_available: boolean;
+            /**
+             * Export Id
+             * @description ganesha Export_Id / knfsd fsid
+             */
+            export_id: number;
+            /** @description NFS version */
+            protocol: components["schemas"]["Protocol"];
+            /**
+             * Read Bytes
+             * @description bytes read by clients
+             */
+            read_bytes: number;
+            /**
+             * Read Ops
+             * @description read operations
+             */
+            read_ops: number;
+            /**
+             * Write Bytes
+             * @description bytes written by clients
+             */
+            write_bytes: number;
+            /**
+             * Write Ops
+             * @description write operations
+             */
+            write_ops: number;
+        };
+        /**
+         * ExportUpdate
+         * @description New hosts (and optionally protocol or port rule) for an export; the dataset and path stay.
+         */
+        ExportUpdate: {
+            /**
+             * Clients
+             * @description ESXi host addresses
+             */
+            clients: string[];
+            /**
+             * Insecure Ports
+             * @description new port rule (None: unchanged)
+             */
+            insecure_ports?: boolean | null;
+            /** @description new NFS version (None: unchanged) */
+            protocol?: components["schemas"]["Protocol"] | null;
+        };
+        /**
+         * ExportView
+         * @description A desired export and whether the backend serves it now.
+         */
+        ExportView: {
+            /**
+             * Active
+             * @description the backend serves it now
+             */
+            active: boolean;
+            /** @description the NFS server serving it */
+            backend: components["schemas"]["Backend"];
+            /**
+             * Clients
+             * @description ESXi host addresses allowed in
+             */
+            clients: string[];
+            /**
+             * Dataset
+             * @description the ZFS dataset exported
+             */
+            dataset: string;
+            /**
+             * Export Id
+             * @description ganesha Export_Id / knfsd fsid
+             */
+            export_id: number;
+            /**
+             * Insecure Ports
+             * @description client ports above 1023 accepted
+             */
+            insecure_ports: boolean;
+            /**
+             * Path
+             * @description its mount point, the NFS path the hosts mount
+             */
+            path: string;
+            /** @description NFS version */
+            protocol: components["schemas"]["Protocol"];
         };
         /** Failure */
         Failure: {
@@ -1199,6 +1883,47 @@ export interface components {
              * @description arcvsa version
              */
             version: string;
+        };
+        /**
+         * HorizonSpec
+         * @description The Horizon Connection Server that gets the pool's desktops, once they exist, as a manual pool.
+         */
+        HorizonSpec: {
+            /**
+             * Domain
+             * @description The administrator's domain
+             */
+            domain: string;
+            /**
+             * Endpoint
+             * @description host:port of the Connection Server's REST API
+             */
+            endpoint: string;
+            /**
+             * Password
+             * @description The administrator's password; stored sealed, never in the plan's JSON
+             */
+            password?: string | null;
+            /**
+             * Pool Name
+             * @description Horizon pool name; default: the pool's name
+             */
+            pool_name?: string | null;
+            /**
+             * Thumbprint Sha256
+             * @description SHA-256 thumbprint to pin; else its certificate must verify (CA store)
+             */
+            thumbprint_sha256?: string | null;
+            /**
+             * Username
+             * @description Horizon administrator
+             */
+            username: string;
+            /**
+             * Vcenter
+             * @description The vCenter as Horizon knows it (its server name in Horizon's vCenter list)
+             */
+            vcenter: string;
         };
         /** Host */
         Host: {
@@ -1459,18 +2184,31 @@ export interface components {
              */
             username: string;
         };
-        /** LunDisk */
+        /**
+         * LunDisk
+         * @description One SAN LUN disk of an appliance: a new thin VMDK on a VMFS datastore, or an RDM of the LUN.
+         */
         LunDisk: {
             /**
              * Datastore
-             * @description VMFS datastore on a SAN LUN, visible to the appliance's host
+             * @description VMDK: VMFS datastore on a SAN LUN, visible to the appliance's host. RDM: where the mapping file goes (default: the appliance's own folder)
              */
-            datastore: string;
+            datastore?: string | null;
+            /**
+             * Guest Path
+             * @description The disk's /dev/disk/by-id path inside the appliance; by default it is found by its WWN (a VMDK's uuid with disk.EnableUUID, an RDM's NAA id)
+             */
+            guest_path?: string | null;
+            /**
+             * Rdm Lun
+             * @description RDM: canonical name of the host's SCSI LUN to map raw (physical compatibility mode)
+             */
+            rdm_lun?: string | null;
             /**
              * Size Gb
-             * @description Size of the new thin VMDK in GiB
+             * @description VMDK: size of the new thin VMDK in GiB
              */
-            size_gb: number;
+            size_gb?: number | null;
         };
         /** Me */
         Me: {
@@ -1479,6 +2217,155 @@ export interface components {
              * @description Who is logged in
              */
             username: string;
+        };
+        /**
+         * MetricPoint
+         * @description Rates over one sampling interval (per second), ratios and latencies; null when not measurable.
+         */
+        MetricPoint: {
+            /**
+             * Arc Hit Ratio
+             * @description ARC hits / lookups in the interval
+             */
+            arc_hit_ratio: number | null;
+            /**
+             * Arc Size
+             * @description ARC size in bytes at the end
+             */
+            arc_size: number;
+            /**
+             * Client Latency Ms
+             * @description average NFS operation latency (null: not counted)
+             */
+            client_latency_ms: number | null;
+            /**
+             * Client Read Bytes
+             * @description bytes/s read by NFS clients
+             */
+            client_read_bytes: number;
+            /**
+             * Client Read Ops
+             * @description NFS reads/s
+             */
+            client_read_ops: number;
+            /**
+             * Client Write Bytes
+             * @description bytes/s written by NFS clients
+             */
+            client_write_bytes: number;
+            /**
+             * Client Write Ops
+             * @description NFS writes/s
+             */
+            client_write_ops: number;
+            /**
+             * Compressratio
+             * @description logical / physical bytes over all pools
+             */
+            compressratio: number | null;
+            /**
+             * L2 Hit Ratio
+             * @description L2ARC hits / lookups in the interval
+             */
+            l2_hit_ratio: number | null;
+            /**
+             * L2 Size
+             * @description L2ARC logical bytes at the end
+             */
+            l2_size: number;
+            /**
+             * Lun Read Bytes
+             * @description bytes/s read from the data LUNs (not SLOG, not L2ARC)
+             */
+            lun_read_bytes: number;
+            /**
+             * Lun Read Latency Ms
+             * @description average LUN read time (null without reads)
+             */
+            lun_read_latency_ms: number | null;
+            /**
+             * Lun Read Ops
+             * @description reads/s reaching the data LUNs
+             */
+            lun_read_ops: number;
+            /**
+             * Lun Write Bytes
+             * @description bytes/s written to the data LUNs
+             */
+            lun_write_bytes: number;
+            /**
+             * Lun Write Latency Ms
+             * @description average LUN write time (null without writes)
+             */
+            lun_write_latency_ms: number | null;
+            /**
+             * Lun Write Ops
+             * @description writes/s reaching the data LUNs
+             */
+            lun_write_ops: number;
+            /**
+             * Read Offload
+             * @description client read bytes / LUN read bytes (null when LUN 0)
+             */
+            read_offload: number | null;
+            /**
+             * T
+             * Format: date-time
+             * @description end of the interval (UTC)
+             */
+            t: string;
+            /**
+             * Write Aggregation
+             * @description average LUN write size / average client write size (null without writes on both)
+             */
+            write_aggregation: number | null;
+            /**
+             * Write Offload
+             * @description client write bytes / LUN write bytes (null when LUN 0)
+             */
+            write_offload: number | null;
+        };
+        /**
+         * MetricSeries
+         * @description Points over the requested span, oldest first.
+         */
+        MetricSeries: {
+            /**
+             * Interval Seconds
+             * @description the sampler's interval
+             */
+            interval_seconds: number;
+            /**
+             * Points
+             * @description one point per pair of consecutive samples
+             */
+            points: components["schemas"]["MetricPoint"][];
+        };
+        /**
+         * ModuleDefaults
+         * @description Module-parameter choices a profile makes; sizes (ARC, L2ARC feed) come from the calculator.
+         */
+        ModuleDefaults: {
+            /**
+             * L2Arc Noprefetch
+             * @description 0 lets prefetched (sequential) reads into L2ARC
+             * @default 1
+             * @enum {integer}
+             */
+            l2arc_noprefetch: 0 | 1;
+            /**
+             * Zfs Prefetch Disable
+             * @description 1 turns off file-level prefetch
+             * @default 0
+             * @enum {integer}
+             */
+            zfs_prefetch_disable: 0 | 1;
+            /**
+             * Zfs Txg Timeout
+             * @description seconds between transaction group commits
+             * @default 5
+             */
+            zfs_txg_timeout: number;
         };
         /** Network */
         Network: {
@@ -1506,6 +2393,11 @@ export interface components {
         /** NfsDatastore */
         NfsDatastore: {
             /**
+             * Clients
+             * @description Addresses the appliances export to; default: every cluster host's VMkernel IPv4 address
+             */
+            clients?: string[] | null;
+            /**
              * Name
              * @description Datastore name, the same on every host
              */
@@ -1515,6 +2407,11 @@ export interface components {
              * @description Exported path
              */
             path: string;
+            /**
+             * Profile
+             * @description zfs-tuning profile of the appliances' dataset; default: the desktop pool's type, else generic
+             */
+            profile?: ("stateless-linked" | "persistent-linked" | "persistent-full" | "stateless-full" | "generic") | null;
             /**
              * Server
              * @description NFS server address (the appliance's NFS network address)
@@ -1527,6 +2424,95 @@ export interface components {
              * @enum {string}
              */
             version: "3" | "4.1";
+        };
+        /**
+         * NfsState
+         * @description The appliance's NFS server and its exports.
+         */
+        NfsState: {
+            /** @description the one NFS server in use */
+            backend: components["schemas"]["Backend"];
+            /**
+             * Exports
+             * @description every desired export
+             */
+            exports: components["schemas"]["ExportView"][];
+        };
+        /**
+         * Parameter
+         * @description A ZFS module parameter arcvsa tunes.
+         */
+        Parameter: {
+            /**
+             * Name
+             * @description module parameter, e.g. zfs_arc_max
+             */
+            name: string;
+            /**
+             * Persisted
+             * @description the value set at module load (modprobe.d), if arcvsa set one
+             */
+            persisted: number | null;
+            /**
+             * Value
+             * @description the value in effect now (/sys/module/zfs/parameters)
+             */
+            value: number;
+        };
+        /**
+         * ParametersUpdate
+         * @description Module parameters to apply live and persist.
+         */
+        ParametersUpdate: {
+            /**
+             * Params
+             * @description name: value; the whole set to persist (parameters left out keep their live value but are no longer set at module load)
+             */
+            params: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * Plan
+         * @description The calculator's answer.
+         */
+        Plan: {
+            /**
+             * Dataset
+             * @description dataset properties from the profile
+             */
+            dataset: {
+                [key: string]: string;
+            };
+            /**
+             * Expected Read Offload
+             * @description client read bytes per SAN read byte in steady state
+             */
+            expected_read_offload: number;
+            /**
+             * Hot Set Bytes
+             * @description bytes the desktops read again and again (compressed)
+             */
+            hot_set_bytes: number;
+            /**
+             * Module
+             * @description module parameters to apply (name: value)
+             */
+            module: {
+                [key: string]: number;
+            };
+            /** @description the profile used */
+            pool_type: components["schemas"]["PoolType"];
+            /**
+             * Recommendations
+             * @description every value with its why, in UI order
+             */
+            recommendations: components["schemas"]["Recommendation"][];
+            /**
+             * Warnings
+             * @description things the user should know before applying
+             */
+            warnings: string[];
         };
         /** PlanOut */
         PlanOut: {
@@ -1629,6 +2615,13 @@ export interface components {
              */
             folder: string;
             /**
+             * Full Copy
+             * @description Full clones: 'zfs' copies the golden VM's dataset on the arcvsa appliance with a ZFS clone per desktop (instant, shares blocks) and registers its VMX, instead of streaming the disk through vSphere
+             * @default vsphere
+             * @enum {string}
+             */
+            full_copy: "vsphere" | "zfs";
+            /**
              * Golden Vm
              * @description Golden image VM
              */
@@ -1692,6 +2685,32 @@ export interface components {
          */
         PoolType: "stateless-linked" | "persistent-linked" | "persistent-full" | "stateless-full" | "generic";
         /**
+         * Profile
+         * @description One tuning profile (profiles/<pool type>.yaml).
+         */
+        Profile: {
+            /** @description properties of the datastore dataset */
+            dataset: components["schemas"]["DatasetProperties"];
+            /**
+             * Description
+             * @description one line for the UI
+             */
+            description: string;
+            /** @description module-parameter choices */
+            module: components["schemas"]["ModuleDefaults"];
+            /** @description the pool type it is for (also the file name) */
+            name: components["schemas"]["PoolType"];
+            /**
+             * Why
+             * @description one line per dataset property or module choice: why this value
+             */
+            why: {
+                [key: string]: string;
+            };
+            /** @description assumptions for sizing */
+            workload: components["schemas"]["Workload"];
+        };
+        /**
          * PropertyError
          * @description One refused OVF property (its key and why; never its value).
          */
@@ -1711,6 +2730,85 @@ export interface components {
              * @description Why it was refused
              */
             message: string;
+        };
+        /**
+         * Protocol
+         * @description NFS version a datastore is exported over (ESXi mounts 3 or 4.1).
+         * @enum {string}
+         */
+        Protocol: "3" | "4.1";
+        /**
+         * Recommendation
+         * @description One value with its reason.
+         */
+        Recommendation: {
+            /**
+             * Name
+             * @description module parameter, dataset property or derived figure
+             */
+            name: string;
+            /**
+             * Value
+             * @description the recommended value (bytes for sizes)
+             */
+            value: number | string;
+            /**
+             * Why
+             * @description one line for the UI
+             */
+            why: string;
+        };
+        /**
+         * SizingInput
+         * @description What the wizard knows about the desktop pool and the appliance.
+         */
+        SizingInput: {
+            /**
+             * Compression Ratio
+             * @description expected compression (whitepaper: 1.7-1.86x)
+             * @default 1.7
+             */
+            compression_ratio: number;
+            /**
+             * Desktop Gib
+             * @description per desktop: its own bytes (delta disk or full clone), GiB
+             */
+            desktop_gib: number;
+            /**
+             * Desktops
+             * @description number of desktops on this appliance
+             */
+            desktops: number;
+            /**
+             * Golden Gib
+             * @description golden image size, GiB
+             */
+            golden_gib: number;
+            /**
+             * L2Arc Ssd Gib
+             * @description SSD space for the read cache, GiB (0: none)
+             * @default 0
+             */
+            l2arc_ssd_gib: number;
+            /** @description desktop pool type (selects the profile) */
+            pool_type: components["schemas"]["PoolType"];
+            /**
+             * Ram Gib
+             * @description appliance memory, GiB
+             */
+            ram_gib: number;
+            /**
+             * Slog Ssd Gib
+             * @description SSD space for the write log, GiB (0: none)
+             * @default 0
+             */
+            slog_ssd_gib: number;
+            /**
+             * Write Mib S
+             * @description expected peak sync write rate from the hosts, MiB/s
+             * @default 20
+             */
+            write_mib_s: number;
         };
         /** Snapshot */
         Snapshot: {
@@ -1739,6 +2837,124 @@ export interface components {
              * @description Snapshot name
              */
             name: string;
+        };
+        /**
+         * SnapshotCreate
+         * @description A snapshot of a dataset.
+         */
+        SnapshotCreate: {
+            /**
+             * Name
+             * @description dataset@tag, e.g. tank/golden@v1
+             */
+            name: string;
+        };
+        /**
+         * Summary
+         * @description The latest sample: a card per export and the ARC figures.
+         */
+        Summary: {
+            /**
+             * Arc Hit Ratio
+             * @description ARC hit ratio over the last interval
+             */
+            arc_hit_ratio: number | null;
+            /**
+             * Arc Max
+             * @description ARC maximum in bytes
+             */
+            arc_max: number | null;
+            /**
+             * Arc Size
+             * @description ARC size in bytes
+             */
+            arc_size: number | null;
+            /**
+             * Backend
+             * @description the NFS server that was running
+             */
+            backend: string | null;
+            /**
+             * Compressratio
+             * @description logical / physical bytes over all pools
+             */
+            compressratio: number | null;
+            /**
+             * Exports
+             * @description one card per export
+             */
+            exports: components["schemas"]["ExportCard"][];
+            /**
+             * L2 Hit Ratio
+             * @description L2ARC hit ratio over the last interval
+             */
+            l2_hit_ratio: number | null;
+            /**
+             * L2 Size
+             * @description L2ARC logical bytes
+             */
+            l2_size: number | null;
+            /**
+             * T
+             * @description when the latest sample was taken (null: no sample yet)
+             */
+            t: string | null;
+        };
+        /**
+         * TargetCreate
+         * @description A target with one LUN on a zvol, for the listed initiators.
+         */
+        TargetCreate: {
+            /** @description one-way CHAP for every initiator; the secret is never echoed */
+            chap?: components["schemas"]["Chap"] | null;
+            /**
+             * Initiators
+             * @description initiator IQNs allowed in (ESXi software adapters)
+             */
+            initiators: string[];
+            /**
+             * Iqn
+             * @description target IQN, lower case (iqn.yyyy-mm.reversed.domain:name)
+             */
+            iqn: string;
+            /**
+             * Zvol
+             * @description the zvol behind the LUN (pool/name); it must exist
+             */
+            zvol: string;
+        };
+        /**
+         * TargetInfo
+         * @description A target as LIO has it.
+         */
+        TargetInfo: {
+            /**
+             * Chap
+             * @description authentication required
+             */
+            chap: boolean;
+            /**
+             * Initiators
+             * @description initiators in its ACLs
+             */
+            initiators: string[];
+            /**
+             * Iqn
+             * @description target IQN
+             */
+            iqn: string;
+            /**
+             * Luns
+             * @description storage objects behind its LUNs (/dev/zvol/... paths)
+             */
+            luns: string[];
+            /**
+             * Vaai
+             * @description emulate_3pc / emulate_caw / emulate_tpu of its backstores
+             */
+            vaai: {
+                [key: string]: number;
+            };
         };
         /** TestResult */
         TestResult: {
@@ -1966,6 +3182,44 @@ export interface components {
             template: boolean;
         };
         /**
+         * VolumeCreate
+         * @description A zvol for an iSCSI LUN.
+         */
+        VolumeCreate: {
+            /**
+             * Name
+             * @description pool/child, e.g. tank/lun0
+             */
+            name: string;
+            /**
+             * Size Bytes
+             * @description size in bytes, a multiple of volblocksize
+             */
+            size_bytes: number;
+            /**
+             * Volblocksize
+             * @description block size, a power of two from 4K to 128K (16K suits VMFS)
+             * @default 16K
+             */
+            volblocksize: string;
+        };
+        /**
+         * Workload
+         * @description What the calculator assumes of this pool type's I/O.
+         */
+        Workload: {
+            /**
+             * Hot Fraction
+             * @description share of each desktop's own bytes read again and again
+             */
+            hot_fraction: number;
+            /**
+             * Shared Golden
+             * @description desktops read one golden replica (linked clones)
+             */
+            shared_golden: boolean;
+        };
+        /**
          * PoolSpec
          * @description A pool to create.
          */
@@ -2049,6 +3303,13 @@ export interface components {
              * @description VM folder under the datacenter; created if missing
              */
             folder: string;
+            /**
+             * Full Copy
+             * @description Full clones: 'zfs' copies the golden VM's dataset on the arcvsa appliance with a ZFS clone per desktop (instant, shares blocks) and registers its VMX, instead of streaming the disk through vSphere
+             * @default vsphere
+             * @enum {string}
+             */
+            full_copy: "vsphere" | "zfs";
             /**
              * Golden Vm
              * @description Golden image VM
@@ -2867,6 +4128,84 @@ export interface operations {
             };
         };
     };
+    create_clone_api_storage_clones_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CloneCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     create_dataset_api_storage_datasets_post: {
         parameters: {
             query?: never;
@@ -2918,6 +4257,89 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    destroy_dataset_api_storage_datasets__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2990,6 +4412,827 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_exports_api_storage_exports_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportView"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_export_api_storage_exports_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_export_api_storage_exports__export_id__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExportUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_export_api_storage_exports__export_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    export_io_api_storage_exports__export_id__io_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportIOView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_targets_api_storage_iscsi_targets_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TargetInfo"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_target_api_storage_iscsi_targets_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TargetCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TargetInfo"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_target_api_storage_iscsi_targets__iqn__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iqn: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_series_api_storage_metrics_get: {
+        parameters: {
+            query?: {
+                /** @description span to return, up to now */
+                minutes?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MetricSeries"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_summary_api_storage_metrics_summary_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Summary"];
+                };
+            };
+        };
+    };
+    nfs_state_api_storage_nfs_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NfsState"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    set_backend_api_storage_nfs_backend_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackendChoice"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NfsState"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Gateway Timeout */
             504: {
                 headers: {
@@ -3048,6 +5291,15 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3124,6 +5376,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Gateway Timeout */
             504: {
                 headers: {
@@ -3184,6 +5445,15 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3256,6 +5526,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Gateway Timeout */
             504: {
                 headers: {
@@ -3316,6 +5595,495 @@ export interface operations {
             };
             /** @description Bad Gateway */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_snapshot_api_storage_snapshots_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SnapshotCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    destroy_snapshot_api_storage_snapshots__name__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_volume_api_storage_volumes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VolumeCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dataset"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_parameters_api_tuning_parameters_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Parameter"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_parameters_api_tuning_parameters_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParametersUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Applied"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_profiles_api_tuning_profiles_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Profile"][];
+                };
+            };
+        };
+    };
+    recommendation_api_tuning_recommendation_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SizingInput"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plan"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -5,6 +5,13 @@ import { LoginPage } from '../pages/login/LoginPage';
 import { VCentersPage } from '../pages/vcenters/VCentersPage';
 import { DeployPage } from '../pages/deploy/DeployPage';
 import { InventoryPage } from '../pages/inventory/InventoryPage';
+import { DatasetsPage } from '../pages/storage/DatasetsPage';
+import { DisksPage } from '../pages/storage/DisksPage';
+import { ExportsPage } from '../pages/storage/ExportsPage';
+import { IscsiPage } from '../pages/storage/IscsiPage';
+import { PoolsPage } from '../pages/storage/PoolsPage';
+import { StorageDashboardPage } from '../pages/storage/StorageDashboardPage';
+import { TuningPage } from '../pages/storage/TuningPage';
 import { AppShell } from './AppShell';
 import { RequireAuth } from './RequireAuth';
 import { SessionWatcher } from './SessionWatcher';
@@ -38,6 +45,13 @@ export function App() {
             <Route path="/vcenters" element={<VCentersPage />} />
             <Route path="/vcenters/:id/inventory" element={<InventoryPage />} />
             <Route path="/deploy" element={<DeployPage />} />
+            <Route path="/storage" element={<StorageDashboardPage />} />
+            <Route path="/storage/disks" element={<DisksPage />} />
+            <Route path="/storage/pools" element={<PoolsPage />} />
+            <Route path="/storage/datasets" element={<DatasetsPage />} />
+            <Route path="/storage/exports" element={<ExportsPage />} />
+            <Route path="/storage/iscsi" element={<IscsiPage />} />
+            <Route path="/storage/tuning" element={<TuningPage />} />
             <Route path="*" element={<Navigate to="/vcenters" replace />} />
           </Route>
         </Routes>

@@ -6,19 +6,46 @@ const items = [
   { to: '/deploy', label: 'Deploy', icon: 'deploy' },
 ] as const;
 
+// The appliance's own storage; /storage is its dashboard (matched exactly, not for every storage page).
+const storageItems = [
+  { to: '/storage', label: 'Dashboard', icon: 'line-chart', end: true },
+  { to: '/storage/disks', label: 'Disks', icon: 'hard-disk' },
+  { to: '/storage/pools', label: 'Pools', icon: 'storage' },
+  { to: '/storage/datasets', label: 'Datasets', icon: 'folder' },
+  { to: '/storage/exports', label: 'NFS exports', icon: 'share' },
+  { to: '/storage/iscsi', label: 'iSCSI targets', icon: 'storage-adapter' },
+  { to: '/storage/tuning', label: 'Tuning', icon: 'slider' },
+] as const;
+
+function NavItem({ to, label, icon, end }: { to: string; label: string; icon: string; end?: boolean }) {
+  return (
+    <li>
+      <NavLink to={to} end={end} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>
+        <CdsIcon shape={icon} size="md" />
+        <span>{label}</span>
+      </NavLink>
+    </li>
+  );
+}
+
 export function SideNav() {
   return (
     <nav className="app-sidenav" aria-label="Main">
-      <ul>
-        {items.map((item) => (
-          <li key={item.to}>
-            <NavLink to={item.to} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>
-              <CdsIcon shape={item.icon} size="md" />
-              <span>{item.label}</span>
-            </NavLink>
-          </li>
-        ))}
-      </ul>
+      <div className="nav-sticky">
+        <ul>
+          {items.map((item) => (
+            <NavItem key={item.to} {...item} />
+          ))}
+        </ul>
+        <h2 className="nav-group" id="nav-storage">
+          Storage
+        </h2>
+        <ul aria-labelledby="nav-storage">
+          {storageItems.map((item) => (
+            <NavItem key={item.to} {...item} />
+          ))}
+        </ul>
+      </div>
     </nav>
   );
 }

@@ -1,0 +1,253 @@
+"""Desired NFS exports in SQLite, reconciled to the chosen backend after every change and at api start.
+
+A request is checked against the stored set before any tool runs (bad names, duplicates); the dataset is
+then looked up (``zfs get``), the backend reconciled with the whole new set, and only then is the
+change committed: a failed reconcile leaves the database as it was (the next reconcile tidies the
+backend). One lock serialises changes, so two requests never reconcile at once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from api.auth.service import now
+from api.exports.schemas import ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
+from api.exports.table import NfsExport, StorageSetting
+from api.settings import Settings
+from appliance.control import datasets
+from appliance.control.errors import AlreadyExists, ControlError, InvalidRequest, NotFound
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway
+from appliance.control.nfs import backends, ganesha, knfsd
+from appliance.control.nfs.backends import Backend
+from appliance.control.nfs.model import Export, Protocol, check_set
+
+log = logging.getLogger(__name__)
+BACKEND_KEY = "nfs_backend"
+FIRST_ID = 101
+_LOCK = threading.Lock()
+
+
+def backend(db: Session, settings: Settings) -> Backend:
+    """The chosen backend: the stored choice, else appliance.json's (first boot), else ganesha."""
+    row = db.get(StorageSetting, BACKEND_KEY)
+    if row is not None:
+        return Backend(row.value)
+    try:
+        config = json.loads(settings.appliance_config.read_text(encoding="utf-8"))
+        return Backend(config.get("nfs_backend") or Backend.ganesha)
+    except (OSError, ValueError, AttributeError):
+        return Backend.ganesha
+
+
+def _export(row: NfsExport) -> Export:
+    return Export(
+        export_id=row.export_id,
+        dataset=row.dataset,
+        path=row.path,
+        protocol=Protocol(row.protocol),
+        clients=json.loads(row.clients_json),
+        insecure_ports=row.insecure_ports,
+    )
+
+
+def _rows(db: Session) -> list[NfsExport]:
+    return list(db.scalars(select(NfsExport).order_by(NfsExport.export_id)))
+
+
+def desired(db: Session) -> list[Export]:
+    """Every stored export, by id."""
+    return [_export(row) for row in _rows(db)]
+
+
+def _view(export: Export, chosen: Backend, active: bool) -> ExportView:
+    return ExportView(**export.model_dump(), backend=chosen, active=active)
+
+
+def _active(gw: Gateway, files: Files, chosen: Backend, exports: list[Export]) -> set[int]:
+    """Ids the backend serves now: ganesha's live exports; knfsd's export files as arcvsa renders them."""
+    if chosen is Backend.knfsd:
+        return {
+            e.export_id
+            for e in exports
+            if files.read(knfsd.export_file(e.export_id)) == knfsd.render_export(e)
+        }
+    try:
+        return {e.export_id for e in ganesha.live(gw)}
+    except ControlError as err:  # ganesha down: nothing is served, the list still answers
+        log.warning("ganesha's exports could not be read: %s", err)
+        return set()
+
+
+def views(gw: Gateway, files: Files, db: Session, settings: Settings) -> list[ExportView]:
+    """Every desired export with whether its backend serves it."""
+    chosen, exports = backend(db, settings), desired(db)
+    active = _active(gw, files, chosen, exports) if exports else set()
+    return [_view(e, chosen, e.export_id in active) for e in exports]
+
+
+def _get(db: Session, export_id: int) -> NfsExport:
+    row = db.get(NfsExport, export_id)
+    if row is None:
+        raise NotFound(f"no export {export_id}")
+    return row
+
+
+def _refuse_duplicate(
+    exports: list[Export], dataset: str, clients: list[str], skip: int | None = None
+) -> None:
+    for e in exports:
+        shared = sorted(set(e.clients) & set(clients))
+        if e.export_id != skip and e.dataset == dataset and shared:
+            raise AlreadyExists(
+                f"{dataset} is already exported to {', '.join(shared)} (export {e.export_id})"
+            )
+
+
+def _mountpoint(gw: Gateway, dataset: str) -> str:
+    found = datasets.get(gw, dataset)
+    if found.type != "FILESYSTEM" or not (found.mountpoint or "").startswith("/"):
+        raise InvalidRequest(
+            f"{dataset} is not a mounted file system (type {found.type}, mountpoint {found.mountpoint})"
+        )
+    return str(found.mountpoint)
+
+
+def _store(db: Session, export: Export, row: NfsExport | None = None) -> None:
+    stamp = now()
+    if row is None:
+        row = NfsExport(export_id=export.export_id, created_at=stamp)
+        db.add(row)
+    row.dataset, row.path, row.protocol = export.dataset, export.path, export.protocol.value
+    row.clients_json, row.insecure_ports, row.updated_at = (
+        json.dumps(export.clients),
+        export.insecure_ports,
+        stamp,
+    )
+
+
+def create(gw: Gateway, files: Files, db: Session, settings: Settings, body: ExportCreate) -> ExportView:
+    """Check, look the dataset up, reconcile the backend with the new set, then store the export."""
+    with _LOCK:
+        exports = desired(db)
+        _refuse_duplicate(exports, body.dataset, body.clients)
+        taken = {e.export_id for e in exports}
+        export_id = body.export_id or max(taken | {FIRST_ID - 1}) + 1
+        if export_id in taken:
+            raise AlreadyExists(f"export id {export_id} is taken")
+        export = Export(
+            export_id=export_id,
+            dataset=body.dataset,
+            path=_mountpoint(gw, body.dataset),
+            protocol=body.protocol,
+            clients=body.clients,
+            insecure_ports=body.insecure_ports,
+        )
+        check_set([*exports, export])
+        chosen = backend(db, settings)
+        backends.reconcile(gw, files, chosen, [*exports, export])
+        _store(db, export)
+        db.commit()
+    log.info(
+        "export %d (%s) added for %s over NFS %s", export_id, export.dataset, export.clients, export.protocol
+    )
+    return _view(export, chosen, True)
+
+
+def update(
+    gw: Gateway, files: Files, db: Session, settings: Settings, export_id: int, body: ExportUpdate
+) -> ExportView:
+    """New hosts, protocol or port rule for an export; the backend reconciled before the change is stored."""
+    with _LOCK:
+        row = _get(db, export_id)
+        exports = desired(db)
+        changes: dict[str, Any] = {"clients": body.clients}
+        if body.protocol is not None:
+            changes["protocol"] = body.protocol
+        if body.insecure_ports is not None:
+            changes["insecure_ports"] = body.insecure_ports
+        _refuse_duplicate(exports, row.dataset, body.clients, skip=export_id)
+        export = Export.model_validate({**_export(row).model_dump(), **changes})
+        wanted = [export if e.export_id == export_id else e for e in exports]
+        check_set(wanted)
+        chosen = backend(db, settings)
+        backends.reconcile(gw, files, chosen, wanted)
+        _store(db, export, row)
+        db.commit()
+    log.info("export %d updated: %s over NFS %s", export_id, export.clients, export.protocol)
+    return _view(export, chosen, True)
+
+
+def delete(gw: Gateway, files: Files, db: Session, settings: Settings, export_id: int) -> None:
+    """Stop exporting; the dataset and its data stay."""
+    with _LOCK:
+        row = _get(db, export_id)
+        backends.reconcile(
+            gw, files, backend(db, settings), [e for e in desired(db) if e.export_id != export_id]
+        )
+        db.delete(row)
+        db.commit()
+    log.info("export %d removed", export_id)
+
+
+def io(gw: Gateway, db: Session, settings: Settings, export_id: int) -> ExportIOView:
+    """Client I/O counters of one export (ganesha only; knfsd keeps none per export)."""
+    export = _export(_get(db, export_id))
+    if backend(db, settings) is Backend.knfsd:
+        zero = {"read_ops": 0, "read_bytes": 0, "write_ops": 0, "write_bytes": 0}
+        return ExportIOView(export_id=export_id, protocol=export.protocol, counters_available=False, **zero)
+    stats = ganesha.io_stats(gw, export_id, export.protocol)
+    return ExportIOView(
+        **stats.model_dump(exclude={"protocol"}), protocol=export.protocol, counters_available=True
+    )
+
+
+def state(gw: Gateway, files: Files, db: Session, settings: Settings) -> NfsState:
+    """The backend in use and every export."""
+    return NfsState(backend=backend(db, settings), exports=views(gw, files, db, settings))
+
+
+def set_backend(gw: Gateway, files: Files, db: Session, settings: Settings, chosen: Backend) -> NfsState:
+    """Switch the appliance's NFS server (or re-assert the current one): the other emptied and stopped."""
+    with _LOCK:
+        exports = desired(db)
+        backends.activate(gw, files, chosen, exports)
+        row = db.get(StorageSetting, BACKEND_KEY)
+        if row is None:
+            db.add(StorageSetting(key=BACKEND_KEY, value=chosen.value, updated_at=now()))
+        else:
+            row.value, row.updated_at = chosen.value, now()
+        db.commit()
+    log.info("NFS backend is %s (%d exports)", chosen, len(exports))
+    return NfsState(backend=chosen, exports=[_view(e, chosen, True) for e in exports])
+
+
+def start(app_state: Any) -> threading.Thread | None:
+    """At api start on an appliance: serve the stored exports from the chosen backend (in a thread).
+
+    Off the appliance (no build manifest: a dev or CI host) nothing runs; a failure is logged, never
+    raised, so the api always starts.
+    """
+    settings: Settings = app_state.settings
+    if not settings.build_manifest.is_file():
+        log.info("not an appliance (no %s): NFS exports not reconciled", settings.build_manifest)
+        return None
+    thread = threading.Thread(target=_start, args=(app_state,), name="nfs-reconcile", daemon=True)
+    thread.start()
+    return thread
+
+
+def _start(app_state: Any) -> None:
+    try:
+        with _LOCK, app_state.sessionmaker() as db:
+            chosen, exports = backend(db, app_state.settings), desired(db)
+            changes = backends.activate(app_state.storage_gateway, app_state.storage_files, chosen, exports)
+        log.info("NFS backend %s serves %d exports (%s)", chosen, len(exports), changes)
+    except Exception:  # the api must start even when the tools are missing or failing
+        log.exception("NFS exports could not be reconciled at start; the next export change retries")

@@ -1,0 +1,32 @@
+"""/api/storage/iscsi/targets: LUNs on zvols for ESXi's software iSCSI adapters (LIO)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response, status
+
+from api.iscsi import service
+from api.iscsi.schemas import TargetCreate
+from api.storage.deps import Fs, Gw
+from api.storage.routes import REFUSED
+from appliance.control.iscsi import TargetInfo
+
+router = APIRouter(prefix="/api/storage/iscsi", tags=["iscsi"])
+
+
+@router.get("/targets", responses=REFUSED)
+def list_targets(fs: Fs) -> list[TargetInfo]:
+    """Every target with its LUNs, initiators, CHAP on/off and VAAI offloads."""
+    return service.targets(fs)
+
+
+@router.post("/targets", status_code=status.HTTP_201_CREATED, responses=REFUSED)
+def create_target(body: TargetCreate, gw: Gw, fs: Fs) -> TargetInfo:
+    """A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP."""
+    return service.create(gw, fs, body)
+
+
+@router.delete("/targets/{iqn}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
+def delete_target(iqn: str, gw: Gw, fs: Fs) -> Response:
+    """Remove a target and its backstore (the zvol stays)."""
+    service.delete(gw, fs, iqn)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

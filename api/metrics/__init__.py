@@ -1,0 +1,1 @@
+"""Storage metrics: a sampler of cumulative counters, their store, and rates computed when serving."""

@@ -1,0 +1,196 @@
+"""The sampler: every interval, read the cumulative counters once and store them as one row.
+
+One pass reads arcstats and /proc/diskstats (files, no subprocess), per pool ``zpool status -j`` (which
+vdevs are data, log or cache) and ``realpath`` (by-id links to kernel names), ``zfs get -r`` for space
+and compression, and the NFS counters: per export over DBus from ganesha, server-wide from
+/proc/net/rpc/nfsd under knfsd. It runs on a daemon thread started by the api's lifespan, only on an
+appliance (arcstats present); a failing pass is logged and skipped, never ends the thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+
+from fastapi import FastAPI
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.metrics import store
+from api.metrics.schemas import Counters, DatasetSpace, ExportCounters, LunCounters, Sample
+from api.settings import Settings
+from appliance.control import datasets, metrics, pools
+from appliance.control.errors import NotFound, ServiceDown
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway
+from appliance.control.nfs import ganesha, knfsd
+from appliance.control.nfs.model import Protocol
+
+log = logging.getLogger(__name__)
+
+
+def _sum(*parts: Counters) -> Counters:
+    return Counters(
+        read_ops=sum(p.read_ops for p in parts),
+        read_bytes=sum(p.read_bytes for p in parts),
+        write_ops=sum(p.write_ops for p in parts),
+        write_bytes=sum(p.write_bytes for p in parts),
+    )
+
+
+def _export_io(gw: Gateway, export_id: int) -> Counters | None:
+    """Both protocol counters of a ganesha export: an export answers only for the one it serves."""
+    try:
+        ios = [ganesha.io_stats(gw, export_id, p) for p in (Protocol.v3, Protocol.v41)]
+    except NotFound:  # removed between ShowExports and now
+        return None
+    return _sum(*(Counters.model_validate(io.model_dump()) for io in ios))
+
+
+def _nfs(gw: Gateway, files: Files, sample: Sample) -> None:
+    """The NFS server's counters into ``sample``: ganesha when it answers on DBus, else knfsd's."""
+    try:
+        served = ganesha.live(gw)
+    except ServiceDown:  # ganesha not running (ServiceUnknown on DBus)
+        server = knfsd.server_io(files)
+        if server is None:
+            return
+        sample.backend = "knfsd"
+        sample.clients["server"] = Counters.model_validate(server.model_dump())
+        sample.exports = [
+            ExportCounters(export_id=i, path=p) for i, p in sorted(knfsd.exported_paths(files).items())
+        ]
+        return
+    sample.backend = "ganesha"
+    for export in served:
+        io = _export_io(gw, export.export_id)
+        if io is None:
+            continue
+        sample.clients[f"export:{export.export_id}"] = io
+        sample.exports.append(ExportCounters(export_id=export.export_id, path=export.path, **io.model_dump()))
+
+
+def collect(gw: Gateway, files: Files, now: datetime | None = None) -> Sample:
+    """One sample of every counter (see the module docstring)."""
+    arc = metrics.arc(files)
+    sample = Sample(
+        t=now or datetime.now(UTC),
+        arc_hits=arc.hits,
+        arc_misses=arc.misses,
+        l2_hits=arc.l2_hits,
+        l2_misses=arc.l2_misses,
+        arc_size=arc.size,
+        arc_max=arc.max,
+        l2_size=arc.l2_size,
+    )
+    names = pools.list_names(gw)
+    blocks = metrics.block_io(files) if names else {}
+    space: list[datasets.Dataset] = []
+    for pool in names:
+        health = pools.status(gw, pool)
+        # LUN traffic is the data vdevs' alone: SLOG writes and L2ARC reads never reach the SAN.
+        leaves = [v.path for v in health.vdevs if v.role == "data" and v.path]
+        for kernel in metrics.kernel_names(gw, leaves).values():
+            if kernel in blocks:
+                sample.luns[f"{pool}/{kernel}"] = LunCounters.model_validate(blocks[kernel].model_dump())
+        space += datasets.list_all(gw, pool)
+    _nfs(gw, files, sample)
+    by_mount = {d.mountpoint: d.name for d in space if d.mountpoint and d.type == "FILESYSTEM"}
+    for export in sample.exports:
+        export.dataset = by_mount.get(export.path)
+    kept = set(names) | {e.dataset for e in sample.exports if e.dataset}
+    sample.pool_roots = names
+    sample.datasets = [
+        DatasetSpace(
+            name=d.name,
+            mountpoint=d.mountpoint,
+            used=d.used,
+            logical_used=d.logicalused,
+            compressratio=d.compressratio,
+        )
+        for d in space
+        if d.name in kept
+    ]
+    return sample
+
+
+class Sampler:
+    """Samples every ``interval`` seconds on a daemon thread and keeps at most ``keep`` rows."""
+
+    def __init__(
+        self,
+        gw: Gateway,
+        files: Files,
+        factory: sessionmaker[Session],
+        *,
+        interval: float,
+        keep: int,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.gw, self.files, self.factory = gw, files, factory
+        self.interval, self.keep, self.clock = interval, keep, clock
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def run_once(self) -> Sample | None:
+        """Take, store and prune one sample; None (logged) when anything failed."""
+        try:
+            sample = collect(self.gw, self.files, self.clock())
+            with self.factory() as db:
+                store.add(db, sample)
+                store.prune(db, self.keep)
+                db.commit()
+        except Exception:  # one bad pass (a pool exported mid-sample, a busy disk) must not end sampling
+            log.exception("metrics sample failed; next one in %.0f s", self.interval)
+            return None
+        return sample
+
+    def _loop(self) -> None:
+        while True:
+            self.run_once()
+            if self._stop.wait(self.interval):
+                return
+
+    def start(self) -> None:
+        """Start sampling (the first sample right away)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._loop, name="metrics-sampler", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop after the pass under way; wait at most ``timeout`` seconds for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @property
+    def running(self) -> bool:
+        """Whether the thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+
+def for_appliance(
+    gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings
+) -> Sampler | None:
+    """A Sampler when this machine is an appliance (arcstats present), else None."""
+    if files.read(metrics.ARCSTATS) is None:
+        return None
+    return Sampler(gw, files, factory, interval=settings.metrics_interval_seconds, keep=settings.metrics_keep)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """The api's lifespan: sampling runs while the api serves (state read now, so tests can swap it)."""
+    state = app.state
+    sampler = for_appliance(state.storage_gateway, state.storage_files, state.sessionmaker, state.settings)
+    state.metrics_sampler = sampler
+    if sampler is not None:
+        sampler.start()
+    try:
+        yield
+    finally:
+        if sampler is not None:
+            sampler.stop()

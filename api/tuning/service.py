@@ -1,0 +1,49 @@
+"""Module parameters through appliance.control.modparams: every name checked before anything is written."""
+
+from __future__ import annotations
+
+import re
+
+from api.tuning.schemas import Parameter
+from appliance.control import modparams
+from appliance.control.errors import InvalidName
+from appliance.control.files import Files
+
+# What the calculator sizes and the profiles choose (zfs_tuning.calculator.plan's module keys).
+TUNED = (
+    "zfs_arc_max",
+    "zfs_arc_min",
+    "l2arc_write_max",
+    "l2arc_write_boost",
+    "l2arc_noprefetch",
+    "zfs_prefetch_disable",
+    "zfs_txg_timeout",
+    "l2arc_rebuild_enabled",
+)
+OPTION = re.compile(r"([a-z0-9_]+)=(\d+)")
+
+
+def persisted(files: Files) -> dict[str, int]:
+    """The values arcvsa's modprobe.d file sets at module load."""
+    text = files.read(modparams.MODPROBE) or ""
+    lines = [line.split()[2:] for line in text.splitlines() if line.startswith("options zfs ")]
+    return {m[1]: int(m[2]) for words in lines for w in words if (m := OPTION.fullmatch(w))}
+
+
+def parameters(files: Files) -> list[Parameter]:
+    """The tuned parameters (and any persisted one) present in sysfs, with their persisted values."""
+    saved = persisted(files)
+    out = []
+    for name in sorted(set(TUNED) | set(saved)):
+        if files.read(f"{modparams.SYSFS}/{name}") is not None:
+            out.append(Parameter(name=name, value=modparams.current(files, name), persisted=saved.get(name)))
+    return out
+
+
+def apply(files: Files, params: dict[str, int]) -> modparams.Applied:
+    """Apply live and persist; a bad or unknown name is refused before any value is written."""
+    for name in params:
+        if not modparams.NAME.fullmatch(name):
+            raise InvalidName(f"not a zfs module parameter name: {name!r}")
+        modparams.current(files, name)  # NotFound for a parameter this zfs does not have
+    return modparams.apply(files, params)

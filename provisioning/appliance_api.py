@@ -1,0 +1,340 @@
+"""An arcvsa appliance's own api, as the fleet drives it: TLS pinned, bearer login, storage reconcile.
+
+TLS: an appliance makes a self-signed certificate at first boot, so there is no CA to check it against.
+The plan may carry its SHA-256 thumbprint; when it does not, the certificate presented on first contact
+is pinned (`first_contact`, from provisioning.health's wait), reported to the caller to record (the api
+keeps it in the stored plan), and every connection accepts that certificate only: none goes unverified.
+
+Storage: `ensure_storage` gives an appliance its datastore in three idempotent steps, each a GET first
+and a create only of what is missing, so a resumed apply never fails on "already exists":
+pool (a stripe of the plan's LUN disks) → dataset (tuned by the pool type's profile) → NFS export to the
+ESXi hosts (created, or its clients and protocol updated when they differ).
+
+Which guest disk is which LUN disk: ESXi shows a VMDK's uuid as the disk's WWN inside the guest when the
+VM has `disk.EnableUUID = TRUE` (the fleet sets it when it attaches the disks), and a physical-mode RDM
+passes the LUN's own NAA id through. `wwn_of_vmdk` / `wwn_of_naa` turn the vCenter side into the `wwn`
+that GET /api/storage/disks reports, and `guest_paths` picks the /dev/disk/by-id path of each. A plan can
+name the guest path of a disk itself (LunDisk.guest_path) where that does not hold (the lab appliance).
+
+Full clones through ZFS clones (`prepare_clones`, `clone_desktop`): the golden VM's folder on the arcvsa
+datastore is a dataset of its own; it is snapshotted once ('<dataset>@arcvsa-<vSphere snapshot>') and
+cloned to '<datastore dataset>/<desktop>', whose mount point is the desktop's folder on the datastore.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from provisioning.certificate import fetch_certificate, pinned_context, translate_transport_error
+from provisioning.errors import VCenterError
+
+ADMIN = "admin"  # first boot makes this user with the OVF admin_password
+STORAGE = "/api/storage"
+
+
+class ApplianceApiError(VCenterError):
+    """The appliance's api refused a request (its status, code and detail kept) or did not answer."""
+
+    def __init__(self, message: str, *, status: int = 0, code: str = "", field: str | None = None) -> None:
+        super().__init__(message, field=field)
+        self.status, self.code = status, code
+
+
+class ApplianceLoginFailed(ApplianceApiError):
+    """The appliance refused the admin password the plan gave it."""
+
+    field = "fleet.admin_password"
+
+
+class DiskNotVisible(ApplianceApiError):
+    """A LUN disk the plan attached is not among the disks the appliance sees."""
+
+
+def split_endpoint(endpoint: str) -> tuple[str, int]:
+    """('host', port) of 'host:port' or '[v6]:port'."""
+    host, _, port = endpoint.rpartition(":")
+    return host.strip("[]"), int(port)
+
+
+def first_contact(endpoint: str, timeout: float) -> str:
+    """The SHA-256 thumbprint of the certificate `endpoint` presents now, to pin (trust on first use).
+
+    Raises Unreachable/VCenterTimeout/NotAVCenter while nothing answers TLS there (still booting).
+    """
+    host, port = split_endpoint(endpoint)
+    return fetch_certificate(host, port, timeout).thumbprint_sha256
+
+
+class ApplianceApi:
+    """JSON over HTTPS to one appliance, pinned to one certificate; `login` adds the bearer token."""
+
+    def __init__(self, endpoint: str, thumbprint: str, *, name: str = "", timeout: float = 60.0) -> None:
+        self.endpoint, self.thumbprint, self.timeout = endpoint, thumbprint, timeout
+        self.name = name or endpoint
+        self.token: str | None = None
+
+    def exchange(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """(status, decoded JSON or None); transport faults become typed VCenterErrors."""
+        host, port = split_endpoint(self.endpoint)
+        ctx = pinned_context(self.thumbprint)
+        conn = http.client.HTTPSConnection(host, port, context=ctx, timeout=self.timeout)
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        try:
+            conn.request(method, path, body=data, headers=headers)
+            response = conn.getresponse()
+            raw = response.read()
+        except Exception as exc:
+            fault = translate_transport_error(exc, self.endpoint)
+            if fault is None:
+                raise
+            raise fault from exc
+        finally:
+            conn.close()
+        try:
+            return response.status, json.loads(raw) if raw else None
+        except ValueError:
+            return response.status, {"detail": raw[:200].decode(errors="replace")}
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        """The answer of a request that must succeed; ApplianceApiError with the api's code otherwise."""
+        status, data = self.exchange(method, path, body)
+        if status < 400:
+            return data
+        detail = data.get("detail") if isinstance(data, dict) else data
+        code = str(data.get("code") or "") if isinstance(data, dict) else ""
+        cls = ApplianceLoginFailed if status == 401 and path.endswith("/token") else ApplianceApiError
+        raise cls(
+            f"{self.name}: {method} {path} answered {status} {code}: {detail}".replace(" :", ":"),
+            status=status,
+            code=code,
+        )
+
+    def login(self, password: str, username: str = ADMIN) -> None:
+        """Log in as a script (POST /api/auth/token); the token goes on every later request."""
+        answer = self.call("POST", "/api/auth/token", {"username": username, "password": password})
+        self.token = str(answer["token"])
+
+    def health(self) -> dict[str, Any]:
+        return dict(self.call("GET", "/api/health"))
+
+    def disks(self) -> list[dict[str, Any]]:
+        return list(self.call("GET", f"{STORAGE}/disks"))
+
+    def pool(self, name: str) -> dict[str, Any] | None:
+        """The pool's health, or None when there is no such pool."""
+        status, data = self.exchange("GET", f"{STORAGE}/pools/{name}")
+        if status == 404:
+            return None
+        if status >= 400:
+            return dict(self.call("GET", f"{STORAGE}/pools/{name}"))  # raises with the api's words
+        return dict(data)
+
+    def datasets(self, pool: str) -> list[dict[str, Any]]:
+        return list(self.call("GET", f"{STORAGE}/pools/{pool}/datasets"))
+
+    def exports(self) -> list[dict[str, Any]]:
+        return list(self.call("GET", f"{STORAGE}/exports"))
+
+    def clone(self, snapshot: str, target: str) -> dict[str, Any]:
+        return dict(self.call("POST", f"{STORAGE}/clones", {"snapshot": snapshot, "target": target}))
+
+    def destroy(self, name: str) -> bool:
+        """Destroy a dataset or a snapshot ('ds@tag'); False when it is gone already (404)."""
+        path = f"{STORAGE}/snapshots/{name}" if "@" in name else f"{STORAGE}/datasets/{name}"
+        status, _ = self.exchange("DELETE", path)
+        if status == 404:
+            return False
+        if status >= 400:
+            self.call("DELETE", path)  # raises with the api's words
+        return True
+
+
+# --- which guest disk is which ----------------------------------------------------------------------------
+
+
+def wwn_of_vmdk(uuid: str) -> str:
+    """The WWN a guest sees for a VMDK with disk.EnableUUID: '6000C29a-...-...' → '0x6000c29a...'."""
+    return "0x" + uuid.replace("-", "").replace(" ", "").lower()
+
+
+def wwn_of_naa(canonical_name: str) -> str:
+    """The WWN a guest sees through a physical-mode RDM of LUN 'naa.600a0b80...' → '0x600a0b80...'."""
+    return "0x" + canonical_name.removeprefix("naa.").lower()
+
+
+def guest_paths(
+    appliance: str, wanted: Sequence[tuple[str | None, str | None]], seen: Sequence[Any]
+) -> list[str]:
+    """The /dev/disk/by-id path of each wanted disk, given as (guest path from the plan, WWN).
+
+    `seen` is GET /api/storage/disks. A plan's own guest path is taken as it is (the appliance checks
+    it when it creates the pool); a WWN must match exactly one disk the appliance sees, else
+    DiskNotVisible names it before anything is created.
+    """
+    by_wwn: dict[str, list[str]] = {}
+    for disk in seen:
+        seen_wwn = str(disk.get("wwn") or "").lower()
+        if seen_wwn:
+            by_wwn.setdefault(seen_wwn, []).append(str(disk["path"]))
+    paths: list[str] = []
+    for i, (given, wwn) in enumerate(wanted):
+        if given:
+            paths.append(given)
+            continue
+        found = by_wwn.get((wwn or "").lower(), [])
+        if len(found) != 1:
+            have = ", ".join(sorted(by_wwn)) or "none"
+            raise DiskNotVisible(
+                f"{appliance}: LUN disk #{i} (WWN {wwn}) is not one disk the appliance sees "
+                f"(WWNs it sees: {have}); ESXi shows a VMDK's uuid as its WWN only with "
+                "disk.EnableUUID=TRUE, or give the disk's guest_path in the plan",
+                field="fleet.appliances",
+            )
+        paths.append(found[0])
+    return paths
+
+
+# --- the storage an appliance serves ----------------------------------------------------------------------
+
+
+@dataclass
+class StorageTarget:
+    """What one appliance must serve: a pool on its LUN disks, a tuned dataset, its NFS export."""
+
+    pool: str
+    devices: list[str]
+    dataset: str
+    profile: str
+    protocol: Literal["3", "4.1"]
+    clients: list[str]
+    changed: list[str] = field(default_factory=list)
+
+
+def signature(dataset: str, protocol: str, clients: Sequence[str]) -> str:
+    """What the appliance VM's storage mark records: a change of any part makes apply ensure again."""
+    return f"{dataset} NFS {protocol} to {','.join(sorted(set(clients)))}"
+
+
+def ensure_storage(api: ApplianceApi, target: StorageTarget) -> list[str]:
+    """Create what is missing of pool → dataset → export; update the export's clients/protocol.
+
+    Returns what changed, in words ([] when everything was in place). Errors are ApplianceApiError with
+    the appliance's own code (device_in_use, not_found ...).
+    """
+    changed: list[str] = []
+    if api.pool(target.pool) is None:
+        spec = {"name": target.pool, "layout": "stripe", "data": target.devices}
+        api.call("POST", f"{STORAGE}/pools", spec)
+        changed.append(f"pool {target.pool} on {len(target.devices)} LUN disks")
+    if not any(d.get("name") == target.dataset for d in api.datasets(target.pool)):
+        api.call("POST", f"{STORAGE}/datasets", {"name": target.dataset, "profile": target.profile})
+        changed.append(f"dataset {target.dataset} ({target.profile})")
+    clients = sorted(set(target.clients))
+    mine = [e for e in api.exports() if e.get("dataset") == target.dataset]
+    if not mine:
+        body = {"dataset": target.dataset, "protocol": target.protocol, "clients": clients}
+        api.call("POST", f"{STORAGE}/exports", body)
+        changed.append(f"NFS {target.protocol} export of {target.dataset}")
+    else:
+        export = mine[0]
+        if export.get("protocol") != target.protocol or sorted(export.get("clients") or []) != clients:
+            body = {"clients": clients, "protocol": target.protocol}
+            api.call("PUT", f"{STORAGE}/exports/{export['export_id']}", body)
+            changed.append(f"NFS export {export['export_id']} now NFS {target.protocol} to {clients}")
+    target.changed = changed
+    return changed
+
+
+# --- full clones through ZFS clones -----------------------------------------------------------------------
+
+
+class GoldenNotADataset(ApplianceApiError):
+    """The golden VM's folder on the arcvsa datastore is a plain folder, not a dataset of its own."""
+
+    field = "pool.full_copy"
+
+
+def zfs_snapshot_name(dataset: str, vsphere_snapshot: str) -> str:
+    """'tank/vdi/golden@arcvsa-base' for the golden's dataset and the plan's vSphere snapshot name."""
+    return f"{dataset}@arcvsa-{re.sub(r'[^A-Za-z0-9_.:-]', '_', vsphere_snapshot)}"
+
+
+@dataclass
+class CloneSource:
+    """The golden image's snapshot desktops are cloned from, and the datasets made from it already."""
+
+    snapshot: str
+    existing: set[str]
+    snapshot_taken: bool
+
+
+def prepare_clones(api: ApplianceApi, pool: str, golden_dataset: str, vsphere_snapshot: str) -> CloneSource:
+    """One look at the pool's datasets, then the golden's snapshot taken if nothing is cloned from it yet.
+
+    The golden VM's folder must be a dataset of its own (GoldenNotADataset otherwise): a ZFS clone copies
+    a dataset, and the desktop's folder on the datastore is its clone's mount point.
+    """
+    listed = {str(d.get("name")): d for d in api.datasets(pool)}
+    if golden_dataset not in listed:
+        raise GoldenNotADataset(
+            f"{api.name}: the golden VM's folder is not a dataset ({golden_dataset} does not exist): create "
+            "the dataset first and keep the golden VM's files in it, or copy through vSphere (pool.full_copy)"
+        )
+    snap = zfs_snapshot_name(golden_dataset, vsphere_snapshot)
+    existing = {name for name, d in listed.items() if d.get("origin") == snap}
+    taken = False
+    if not existing:
+        status, data = api.exchange("POST", f"{STORAGE}/snapshots", {"name": snap})
+        if status == 409 and isinstance(data, dict) and data.get("code") == "already_exists":
+            pass  # taken by an apply that stopped before its first clone
+        elif status >= 400:
+            api.call("POST", f"{STORAGE}/snapshots", {"name": snap})  # raises with the api's words
+        else:
+            taken = True
+    return CloneSource(snapshot=snap, existing=existing, snapshot_taken=taken)
+
+
+def clone_desktop(api: ApplianceApi, source: CloneSource, target: str) -> bool:
+    """Clone the golden's snapshot to `target` unless that clone exists; whether one was made."""
+    if target in source.existing:
+        return False
+    api.clone(source.snapshot, target)
+    source.existing.add(target)
+    return True
+
+
+def remove_clones(api: ApplianceApi, pool: str, dataset: str, desktops: Sequence[str]) -> list[str]:
+    """Destroy the ZFS clones of these desktops, then the arcvsa snapshot they came from once unused.
+
+    Ownership by name: a clone is '<dataset>/<desktop>' for a desktop arcvsa made and destroys, cloned
+    from a snapshot arcvsa named ('...@arcvsa-...'); anything else on the pool stays, and so does the
+    snapshot while any other dataset is still cloned from it. Idempotent: what is gone already is skipped.
+    Returns what was destroyed.
+    """
+    listed = {str(d.get("name")): d for d in api.datasets(pool)}
+    removed: list[str] = []
+    origins: set[str] = set()
+    for desktop in desktops:
+        target = f"{dataset}/{desktop}"
+        origin = str((listed.get(target) or {}).get("origin") or "")
+        if "@arcvsa-" not in origin:
+            continue  # not there, or not a clone arcvsa made
+        origins.add(origin)
+        if api.destroy(target):
+            removed.append(target)
+        listed.pop(target, None)
+    for snap in sorted(origins):
+        if not any(d.get("origin") == snap for d in listed.values()) and api.destroy(snap):
+            removed.append(snap)
+    return removed

@@ -1,0 +1,291 @@
+// The storage pages against a live arcvsa api (ARCVSA_URL, ARCVSA_ADMIN_USER, ARCVSA_ADMIN_PASSWORD).
+//
+// Two modes:
+// - default: an api on a machine without ZFS (tests/e2e/test_browser.py starts one). Every page must tell
+//   the truth about that: the api's own error where a tool is missing, honest empty states elsewhere,
+//   and the pure parts (profiles, the calculator) working.
+// - ARCVSA_STORAGE_LAB=1: the lab appliance with a pool built (see the lab notes in tests/e2e/README.md).
+//   Every page must show what the api reports, row for row.
+//
+// Each page is saved as a screenshot in the run's output folder (web/test-results/storage from make test,
+// web/test-results/storage-lab from make lab-test).
+import { type Page, expect, test } from '@playwright/test';
+import path from 'node:path';
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: point ARCVSA_URL and the admin credentials at an arcvsa api`);
+  return value;
+}
+
+const LAB = process.env.ARCVSA_STORAGE_LAB === '1';
+
+async function logIn(page: Page) {
+  await page.goto('/');
+  await page.getByLabel('User name', { exact: true }).fill(env('ARCVSA_ADMIN_USER'));
+  await page.getByLabel('Password', { exact: true }).fill(env('ARCVSA_ADMIN_PASSWORD'));
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByTestId('signed-in-user')).toHaveText(env('ARCVSA_ADMIN_USER'));
+}
+
+/** Open a storage page from the side nav, as a person would, and wait for its title. */
+async function open(page: Page, link: string, heading: string) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+  await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: /^Reading|^Looking/ })).toHaveCount(0);
+}
+
+async function shot(page: Page, dir: string, name: string) {
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+async function json<T>(response: { json(): Promise<unknown> }): Promise<T> {
+  return (await response.json()) as T;
+}
+
+interface ErrorBody {
+  detail: string;
+  code: string;
+}
+
+/**
+ * Where a tool is missing the api refuses with a system fault, and the page shows exactly its message;
+ * where the tool is there after all (a dev host with a recent lsblk or with ZFS), ``whenThere`` checks the
+ * page against the api's answer instead.
+ */
+async function expectSystemFault<T>(page: Page, url: string, title: string, whenThere: (answer: T) => Promise<void>) {
+  const answer = await page.request.get(url);
+  if (answer.ok()) {
+    await whenThere(await json<T>(answer));
+    return;
+  }
+  expect(answer.status(), `${url} on a machine without the tool`).toBe(502);
+  const body = await json<ErrorBody>(answer);
+  expect(body.code).toBe('system_fault');
+  const alert = page.getByRole('alert').filter({ hasText: title });
+  await expect(alert).toBeVisible();
+  await expect(alert).toContainText(`${title}. ${body.detail}`);
+  await expect(alert.getByRole('button', { name: 'Try again' })).toBeVisible();
+}
+
+test.describe('storage pages', () => {
+  test.beforeEach(async ({ page }) => {
+    await logIn(page);
+  });
+
+  test('without an appliance: the api’s own errors, honest empty states, a working calculator', async ({ page }, testInfo) => {
+    test.skip(LAB, 'ARCVSA_STORAGE_LAB=1: the populated pages are checked instead');
+    const dir = testInfo.project.outputDir;
+
+    await test.step('dashboard: no samples and no datastore, said so', async () => {
+      await open(page, 'Dashboard', 'Storage dashboard');
+      const series = await json<{ points: unknown[]; interval_seconds: number }>(
+        await page.request.get('/api/storage/metrics?minutes=60'),
+      );
+      expect(series.points).toHaveLength(0);
+      await expect(page.getByTestId('metrics-empty')).toContainText('No samples in this time range yet');
+      await expect(page.getByTestId('metrics-empty')).toContainText(`one sample every ${series.interval_seconds} s`);
+      await expect(page.getByText('No datastore exported yet')).toBeVisible();
+      await expect(page.getByTestId('cache-now')).toContainText('ARC hit ratio');
+      // The range buttons are real toggles.
+      const range = page.getByRole('group', { name: 'Time range' });
+      await range.getByRole('button', { name: '6 h' }).click();
+      await expect(range.getByRole('button', { name: '6 h' })).toHaveAttribute('aria-pressed', 'true');
+      await expect(range.getByRole('button', { name: '1 h' })).toHaveAttribute('aria-pressed', 'false');
+      await shot(page, dir, 'dashboard');
+    });
+
+    await test.step('disks: the api’s 502 from the missing (or too old) tool, word for word', async () => {
+      await open(page, 'Disks', 'Disks');
+      await expectSystemFault(page, '/api/storage/disks', 'Could not read the disks', async (disks: unknown[]) => {
+        if (disks.length) await expect(page.getByTestId('disk-row')).toHaveCount(disks.length);
+        else await expect(page.getByText('No disks found')).toBeVisible();
+      });
+      await shot(page, dir, 'disks');
+    });
+
+    await test.step('pools: the same, and the create form cannot offer disks it cannot read', async () => {
+      await open(page, 'Pools', 'Pools');
+      await expectSystemFault(page, '/api/storage/pools', 'Could not read the pools', async (pools: unknown[]) => {
+        if (pools.length) await expect(page.getByTestId('pool-card')).toHaveCount(pools.length);
+        else await expect(page.getByText('No pool yet — create one from free disks')).toBeVisible();
+      });
+      await page.getByRole('button', { name: 'Create pool' }).first().click();
+      const form = page.getByRole('region', { name: 'Create a pool' });
+      const disks = await page.request.get('/api/storage/disks');
+      if (!disks.ok()) await expect(form.getByRole('alert')).toContainText('Could not read the disks');
+      else await expect(form.getByLabel('Pool name')).toBeVisible();
+      await shot(page, dir, 'pools');
+    });
+
+    await test.step('datasets: they live in pools, which cannot be read here', async () => {
+      await open(page, 'Datasets', 'Datasets');
+      await expectSystemFault(page, '/api/storage/pools', 'Could not read the pools', async (pools: unknown[]) => {
+        if (!pools.length) await expect(page.getByText('No pool yet — datasets live in a pool')).toBeVisible();
+        else await expect(page.getByRole('heading', { name: /^Datasets of / })).toBeVisible();
+      });
+      const pools = await page.request.get('/api/storage/pools');
+      if (!pools.ok()) await expect(page.getByRole('button', { name: 'Create dataset' })).toBeDisabled();
+      await shot(page, dir, 'datasets');
+    });
+
+    await test.step('exports: none yet, the NFS server named, and the form checks before sending', async () => {
+      await open(page, 'NFS exports', 'NFS exports');
+      const nfs = await json<{ backend: string; exports: unknown[] }>(await page.request.get('/api/storage/nfs'));
+      expect(nfs.exports).toHaveLength(0);
+      await expect(page.getByTestId('nfs-backend')).toHaveAttribute('data-backend', nfs.backend);
+      await expect(page.getByText('No export yet')).toBeVisible();
+      await page.getByRole('button', { name: 'Add export' }).first().click();
+      const form = page.getByRole('region', { name: 'Add an export' });
+      await form.getByLabel('ESXi host addresses').fill('esx-01.example.com');
+      await form.getByRole('button', { name: 'Add export' }).click();
+      await expect(form.getByLabel('Dataset', { exact: true })).toHaveAttribute('aria-invalid', 'true');
+      await expect(form.getByLabel('ESXi host addresses')).toHaveAttribute('aria-invalid', 'true');
+      await expect(form.locator('[data-field-message="clients"]')).toContainText('"esx-01.example.com" is not the IP address');
+      await expect(form.getByRole('radio', { name: /NFS 3/ })).toBeChecked();
+      await shot(page, dir, 'exports');
+    });
+
+    await test.step('iSCSI: no target yet', async () => {
+      await open(page, 'iSCSI targets', 'iSCSI targets');
+      expect(await json<unknown[]>(await page.request.get('/api/storage/iscsi/targets'))).toHaveLength(0);
+      await expect(page.getByText('No iSCSI target yet')).toBeVisible();
+      await page.getByRole('button', { name: 'Add target' }).first().click();
+      const form = page.getByRole('region', { name: 'Add an iSCSI target' });
+      await form.getByLabel('Require CHAP authentication').check();
+      await expect(form.getByLabel('CHAP secret')).toHaveAttribute('type', 'password');
+      await shot(page, dir, 'iscsi');
+    });
+
+    await test.step('tuning: profiles and the calculator work (pure), module parameters absent', async () => {
+      await open(page, 'Tuning', 'Tuning');
+      const profiles = await json<{ name: string; description: string }[]>(await page.request.get('/api/tuning/profiles'));
+      await expect(page.getByTestId('profile-description')).toHaveText(profiles[0]!.description);
+      await expect(page.getByTestId('params-empty')).toBeVisible();
+
+      const answer = page.waitForResponse((r) => r.url().endsWith('/api/tuning/recommendation'));
+      await page.getByRole('button', { name: 'Calculate' }).click();
+      const plan = await json<{ expected_read_offload: number; recommendations: { name: string; why: string }[] }>(
+        await answer,
+      );
+      await expect(page.getByTestId('expected-offload')).toHaveText(`${plan.expected_read_offload}x`);
+      const rows = page.getByTestId('recommendation');
+      await expect(rows).toHaveCount(plan.recommendations.length);
+      for (const r of plan.recommendations) {
+        await expect(page.locator(`[data-testid="recommendation"][data-name="${r.name}"]`)).toContainText(r.why);
+      }
+      // A number out of range is refused beside its field, before anything is sent.
+      await page.getByLabel('Appliance RAM (GiB)').fill('1');
+      await page.getByRole('button', { name: 'Calculate' }).click();
+      await expect(page.getByLabel('Appliance RAM (GiB)')).toHaveAttribute('aria-invalid', 'true');
+      await page.getByLabel('Appliance RAM (GiB)').fill('64');
+      await page.getByRole('button', { name: 'Calculate' }).click();
+      await expect(page.getByLabel('Appliance RAM (GiB)')).not.toHaveAttribute('aria-invalid', 'true');
+      await shot(page, dir, 'tuning');
+    });
+  });
+
+  test('on the lab appliance: every page shows what the api reports', async ({ page }, testInfo) => {
+    test.skip(!LAB, 'set ARCVSA_STORAGE_LAB=1 and point ARCVSA_URL at the lab appliance');
+    const dir = testInfo.project.outputDir;
+
+    type Disk = { path: string };
+    type Vdev = { name: string; path: string | null };
+    type Pool = { name: string; state: string; vdevs: Vdev[] };
+    const disks = await json<Disk[]>(await page.request.get('/api/storage/disks'));
+    const pools = await json<Pool[]>(await page.request.get('/api/storage/pools'));
+    expect(pools.length, 'the lab appliance has a pool (build one before this run)').toBeGreaterThan(0);
+    const pool = pools.find((p) => p.name === process.env.ARCVSA_STORAGE_POOL) ?? pools[0]!;
+
+    await test.step('disks: one row per disk, the pool’s disks marked as used by it', async () => {
+      await open(page, 'Disks', 'Disks');
+      await expect(page.getByTestId('disk-row')).toHaveCount(disks.length);
+      const used = pool.vdevs.find((v) => v.path)!;
+      // zpool partitions a whole disk: its vdev path is the disk's by-id path plus -part1.
+      const usedDisk = disks.find((d) => used.path === d.path || used.path!.startsWith(`${d.path}-part`));
+      if (usedDisk) {
+        await expect(page.locator(`[data-testid="disk-row"][data-path="${usedDisk.path}"]`)).toContainText(
+          `Pool ${pool.name}`,
+        );
+      }
+      await shot(page, dir, 'disks');
+    });
+
+    await test.step('pools: a card per pool with every vdev and its state', async () => {
+      await open(page, 'Pools', 'Pools');
+      await expect(page.getByTestId('pool-card')).toHaveCount(pools.length);
+      const card = page.locator(`[data-testid="pool-card"][data-pool="${pool.name}"]`);
+      await expect(card.locator('[data-state]').first()).toHaveAttribute('data-state', pool.state);
+      await expect(card.getByTestId('vdev-row')).toHaveCount(pool.vdevs.length);
+      await expect(card).toContainText('Layout');
+      await shot(page, dir, 'pools');
+      // The destroy dialog names what is lost and needs the name typed; cancel it.
+      await card.getByRole('button', { name: `Destroy pool ${pool.name}` }).click();
+      const dialog = page.getByRole('dialog');
+      await expect(dialog).toContainText(`Everything on ${pool.name} is lost`);
+      await expect(dialog.getByRole('button', { name: `Destroy ${pool.name}` })).toBeDisabled();
+      await shot(page, dir, 'pools-destroy-dialog');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await expect(dialog).toHaveCount(0);
+    });
+
+    await test.step('datasets: one row per child dataset of the pool', async () => {
+      const datasets = await json<{ name: string }[]>(
+        await page.request.get(`/api/storage/pools/${encodeURIComponent(pool.name)}/datasets`),
+      );
+      await page.goto(`/storage/datasets?pool=${encodeURIComponent(pool.name)}`);
+      await expect(page.getByRole('heading', { name: `Datasets of ${pool.name}` })).toBeVisible();
+      const children = datasets.filter((d) => d.name !== pool.name);
+      await expect(page.getByTestId('dataset-row')).toHaveCount(children.length);
+      await expect(page.getByTestId('pool-space')).toContainText('used');
+      await shot(page, dir, 'datasets');
+    });
+
+    await test.step('exports: the api’s exports and NFS server', async () => {
+      const nfs = await json<{ backend: string; exports: { dataset: string }[] }>(await page.request.get('/api/storage/nfs'));
+      await open(page, 'NFS exports', 'NFS exports');
+      await expect(page.getByTestId('nfs-backend')).toHaveAttribute('data-backend', nfs.backend);
+      await expect(page.getByTestId('export-row')).toHaveCount(nfs.exports.length);
+      await shot(page, dir, 'exports');
+    });
+
+    await test.step('iSCSI: the api’s targets, no secret anywhere', async () => {
+      const targets = await json<{ iqn: string }[]>(await page.request.get('/api/storage/iscsi/targets'));
+      await open(page, 'iSCSI targets', 'iSCSI targets');
+      if (targets.length) await expect(page.getByTestId('target-row')).toHaveCount(targets.length);
+      else await expect(page.getByText('No iSCSI target yet')).toBeVisible();
+      await shot(page, dir, 'iscsi');
+    });
+
+    await test.step('tuning: the module parameters in effect', async () => {
+      const params = await json<{ name: string }[]>(await page.request.get('/api/tuning/parameters'));
+      await open(page, 'Tuning', 'Tuning');
+      expect(params.length).toBeGreaterThan(0);
+      await expect(page.getByTestId('params-table').locator('tbody tr')).toHaveCount(params.length);
+      await page.getByRole('button', { name: 'Calculate' }).click();
+      await expect(page.getByTestId('expected-offload')).toHaveText(/^\d+(\.\d+)?x$/);
+      await shot(page, dir, 'tuning');
+    });
+
+    await test.step('dashboard: a card per datastore, and charts once there are samples', async () => {
+      const summary = await json<{ exports: unknown[] }>(await page.request.get('/api/storage/metrics/summary'));
+      const series = await json<{ points: unknown[] }>(await page.request.get('/api/storage/metrics?minutes=60'));
+      await open(page, 'Dashboard', 'Storage dashboard');
+      await expect(page.getByTestId('datastore-card')).toHaveCount(summary.exports.length);
+      if (series.points.length >= 2) {
+        await expect(page.getByTestId('chart')).toHaveCount(6);
+        // The time cursor answers the keyboard and reads the values out.
+        const cursor = page.getByRole('slider', { name: 'Cache hit ratio, time cursor' });
+        await cursor.focus();
+        await page.keyboard.press('Home');
+        await expect(cursor).toHaveAttribute('aria-valuenow', '0');
+        await expect(cursor).toHaveAttribute('aria-valuetext', /ARC/);
+        await page.keyboard.press('ArrowRight');
+        await expect(cursor).toHaveAttribute('aria-valuenow', '1');
+      } else {
+        await expect(page.getByTestId('metrics-empty')).toBeVisible();
+      }
+      await shot(page, dir, 'dashboard');
+    });
+  });
+});

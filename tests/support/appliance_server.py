@@ -1,0 +1,95 @@
+"""An appliance's api for the fleet tests: the real arcvsa app, served over TLS by uvicorn in a thread.
+
+vcsim runs no guests, so this stands in for each appliance VM's api. Its storage gateway and files are
+whatever the caller gives: the strict replay of a recording (tests/fixtures/appliance/replay.py) in the
+tests, the lab VM's recording SSH runner when tests/fixtures/appliance/record.py records the fleet's calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import TracebackType
+
+import uvicorn
+from cryptography import x509
+from cryptography.hazmat.primitives.serialization import Encoding
+from fixtures.appliance.replay import ReplayRunner, replay
+from pydantic import SecretStr
+
+from api.app import create_app
+from api.tls import ensure_certificate
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway, Runner
+from lab.process import free_port
+from provisioning.certificate import thumbprint_sha256
+from support.api import make_settings
+
+
+class ApplianceServer:
+    """https://127.0.0.1:port with the api's own self-signed certificate (as first boot makes one)."""
+
+    def __init__(self, folder: Path, gateway: Gateway, files: Files, admin_password: str) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        settings = make_settings(folder / "data", admin_password=SecretStr(admin_password))
+        self.app = create_app(settings)
+        self.app.state.storage_gateway = gateway
+        self.app.state.storage_files = files
+        cert, key = ensure_certificate(settings.data_dir)
+        self.thumbprint = thumbprint_sha256(
+            x509.load_pem_x509_certificate(cert.read_bytes()).public_bytes(Encoding.DER)
+        )
+        self.port = free_port()
+        self.endpoint = f"127.0.0.1:{self.port}"
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=self.port,
+            ssl_certfile=str(cert),
+            ssl_keyfile=str(key),
+            log_level="warning",
+            lifespan="off",
+        )
+        self.server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> ApplianceServer:
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the appliance api did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.server.should_exit = True
+        self._thread.join(timeout=10)
+
+
+@contextlib.contextmanager
+def replayed_appliances(
+    folder: Path,
+    count: int,
+    scenario: str,
+    password: str,
+    wrap: Callable[[ReplayRunner], Runner] | None = None,
+) -> Iterator[list[tuple[ApplianceServer, ReplayRunner]]]:
+    """`count` appliance apis, each on its own strict replay of `scenario` (and the runner, to look at).
+
+    `wrap`: a Runner around the replay, for side effects a real appliance's commands have elsewhere.
+    """
+    with contextlib.ExitStack() as stack:
+        out = []
+        for i in range(count):
+            gateway, files, runner = replay(scenario, folder / f"appliance-{i}" / "root")
+            if wrap is not None:
+                gateway = Gateway(wrap(runner))
+            server = stack.enter_context(ApplianceServer(folder / f"appliance-{i}", gateway, files, password))
+            out.append((server, runner))
+        yield out

@@ -1,0 +1,167 @@
+"""/api/storage/metrics on a real SQLite database seeded by the store; the sampler thread on the replay
+of what it read in the lab VM, started and stopped by the api's lifespan."""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from fixtures.appliance.replay import replay_log
+from sqlalchemy import func, select
+from support.api import client_for, logged_in, make_settings
+
+from api.metrics import sampler, store
+from api.metrics.schemas import Counters, DatasetSpace, ExportCounters, LunCounters, Sample
+from appliance.control.files import LocalFiles
+
+MIB = 1 << 20
+
+
+def _sample(t: datetime, n: int) -> Sample:
+    """The n-th sample of a steady load: 4 MiB/s client reads, 1 MiB/s of them from the LUN."""
+    return Sample(
+        t=t,
+        arc_hits=900 * n,
+        arc_misses=100 * n,
+        l2_hits=0,
+        l2_misses=0,
+        arc_size=2 << 30,
+        arc_max=3 << 30,
+        l2_size=0,
+        luns={"tank/vdb1": LunCounters(read_ops=10 * n, read_bytes=10 * MIB * n, read_ms=20 * n)},
+        backend="ganesha",
+        clients={"export:101": Counters(read_ops=100 * n, read_bytes=40 * MIB * n)},
+        exports=[
+            ExportCounters(export_id=101, path="/tank/ds1", dataset="tank/ds1", read_bytes=40 * MIB * n)
+        ],
+        datasets=[
+            DatasetSpace(name="tank", mountpoint="/tank", used=100, logical_used=180, compressratio=1.8),
+            DatasetSpace(
+                name="tank/ds1", mountpoint="/tank/ds1", used=90, logical_used=171, compressratio=1.9
+            ),
+        ],
+        pool_roots=["tank"],
+    )
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> TestClient:
+    return logged_in(client_for(make_settings(tmp_path / "data")))
+
+
+def _seed(client: TestClient, samples: list[Sample]) -> None:
+    with client.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
+        for s in samples:
+            store.add(db, s)
+        db.commit()
+
+
+def test_series_over_the_asked_minutes(client: TestClient) -> None:
+    now = datetime.now(UTC).replace(microsecond=0)
+    # one sample every 10 s for the last 30 min, and an old one long before
+    _seed(client, [_sample(now - timedelta(days=2), 0)])
+    _seed(client, [_sample(now - timedelta(seconds=10 * (180 - n)), n) for n in range(1, 181)])
+    r = client.get("/api/storage/metrics", params={"minutes": 5})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["interval_seconds"] == 10
+    points = body["points"]
+    assert len(points) == 30  # 5 min of 10 s samples (the one before the span starts the first interval)
+    last = points[-1]
+    assert last["client_read_bytes"] == pytest.approx(4 * MIB)
+    assert last["lun_read_bytes"] == pytest.approx(MIB)
+    assert last["read_offload"] == pytest.approx(4.0) and last["write_offload"] is None
+    assert last["arc_hit_ratio"] == pytest.approx(0.9) and last["lun_read_latency_ms"] == pytest.approx(2.0)
+    assert last["compressratio"] == pytest.approx(1.8)
+    assert datetime.fromisoformat(last["t"]) == now
+    # the default is 60 min: every sample but the old one (whose gap of 2 days is one long interval)
+    assert len(client.get("/api/storage/metrics").json()["points"]) == 180
+
+
+def test_summary_cards_and_arc(client: TestClient) -> None:
+    assert client.get("/api/storage/metrics/summary").json()["t"] is None
+    now = datetime.now(UTC)
+    _seed(client, [_sample(now - timedelta(seconds=10), 1), _sample(now, 2)])
+    body = client.get("/api/storage/metrics/summary").json()
+    assert body["backend"] == "ganesha" and body["arc_size"] == 2 << 30 and body["arc_max"] == 3 << 30
+    assert body["arc_hit_ratio"] == pytest.approx(0.9)
+    assert body["exports"] == [
+        {
+            "export_id": 101,
+            "dataset": "tank/ds1",
+            "path": "/tank/ds1",
+            "compressratio": 1.9,
+            "used": 90,
+            "logical_used": 171,
+            "client_read_bytes": pytest.approx(4 * MIB),
+            "client_write_bytes": 0.0,
+        }
+    ]
+
+
+def test_metrics_need_login_and_a_sane_span(tmp_path: Path, client: TestClient) -> None:
+    anon = client_for(make_settings(tmp_path / "other"))
+    assert anon.get("/api/storage/metrics").status_code == 401
+    assert anon.get("/api/storage/metrics/summary").status_code == 401
+    r = client.get("/api/storage/metrics", params={"minutes": 0})
+    assert r.status_code == 422 and r.json()["code"] == "invalid_input"
+
+
+def test_store_keeps_the_newest_rows(client: TestClient) -> None:
+    now = datetime.now(UTC)
+    _seed(client, [_sample(now + timedelta(seconds=n), n) for n in range(10)])
+    with client.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
+        assert store.prune(db, 4) == 6
+        db.commit()
+        assert db.scalar(select(func.count()).select_from(store.MetricSample)) == 4
+        assert [s.arc_hits for s in store.latest(db, 10)] == [5400, 6300, 7200, 8100]
+        assert store.prune(db, 4) == 0
+
+
+def test_no_sampler_off_an_appliance(tmp_path: Path) -> None:
+    with client_for(make_settings(tmp_path / "data")) as c:
+        assert c.app.state.metrics_sampler is None
+
+
+def _rows(client: TestClient) -> int:
+    with client.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
+        return int(db.scalar(select(func.count()).select_from(store.MetricSample)) or 0)
+
+
+def test_lifespan_samples_on_an_appliance_and_stops(tmp_path: Path) -> None:
+    c = client_for(make_settings(tmp_path / "data", metrics_interval_seconds=1))
+    gw, files, runner = replay_log("metrics_series", tmp_path / "root")
+    c.app.state.storage_gateway, c.app.state.storage_files = gw, files
+    with c:
+        running = c.app.state.metrics_sampler
+        assert running is not None and running.running
+        deadline = time.monotonic() + 10
+        while _rows(c) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert not running.running
+    assert _rows(c) >= 2  # passes of the recording, one per second
+    assert runner.calls[0] == ["zpool", "list", "-j", "--json-int"]
+
+
+def test_a_failing_pass_is_logged_and_sampling_goes_on(
+    tmp_path: Path, client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    gw, files, _ = replay_log("metrics_series", tmp_path / "root")
+    broken = LocalFiles(tmp_path / "empty")  # no arcstats: every pass fails
+    s = sampler.Sampler(gw, broken, client.app.state.sessionmaker, interval=0.01, keep=10)  # type: ignore[attr-defined]
+    with caplog.at_level(logging.ERROR, logger="api.metrics.sampler"):
+        assert s.run_once() is None
+        s.start()
+        time.sleep(0.2)
+        assert s.running
+        s.files = files  # the next pass works again
+        deadline = time.monotonic() + 10
+        while _rows(client) == 0 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        s.stop()
+    assert not s.running and _rows(client) >= 1
+    assert sum("metrics sample failed" in r.message for r in caplog.records) >= 2

@@ -1,0 +1,242 @@
+import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './client';
+import { ApiError, call } from './errors';
+import type { paths } from './schema';
+
+// Types come from the operations, not from schema names: pydantic renames a schema (PoolSpec ->
+// appliance__control__pools__PoolSpec) as soon as another module declares one with the same name.
+type Ok<T> = T extends { responses: { 200: { content: { 'application/json': infer R } } } }
+  ? R
+  : T extends { responses: { 201: { content: { 'application/json': infer R } } } }
+    ? R
+    : never;
+type Body<T> = T extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+
+export type Disk = Ok<paths['/api/storage/disks']['get']>[number];
+export type PoolHealth = Ok<paths['/api/storage/pools']['get']>[number];
+export type Vdev = PoolHealth['vdevs'][number];
+export type PoolSpec = Body<paths['/api/storage/pools']['post']>;
+export type Layout = NonNullable<PoolSpec['layout']>;
+export type Dataset = Ok<paths['/api/storage/pools/{name}/datasets']['get']>[number];
+export type DatasetCreate = Body<paths['/api/storage/datasets']['post']>;
+export type PoolType = DatasetCreate['profile'];
+
+export const storageKey = ['storage'] as const;
+const disksKey = ['storage', 'disks'] as const;
+const poolsKey = ['storage', 'pools'] as const;
+const datasetsKey = (pool: string) => ['storage', 'pools', pool, 'datasets'] as const;
+
+/**
+ * A storage read is asked again only when the api could not be reached: a 502 from a missing tool or a
+ * refused name will not change by asking again, and the page offers "Try again" anyway.
+ */
+export function retryUnreachable(count: number, error: unknown): boolean {
+  return error instanceof ApiError && error.status === 0 && count < 2;
+}
+
+export function useDisks() {
+  return useQuery({
+    queryKey: disksKey,
+    queryFn: () => call(api.GET('/api/storage/disks')),
+    retry: retryUnreachable,
+  });
+}
+
+export function usePools() {
+  return useQuery({
+    queryKey: poolsKey,
+    queryFn: () => call(api.GET('/api/storage/pools')),
+    retry: retryUnreachable,
+  });
+}
+
+/** Create a pool; disks and pools are read again (the disks it took are no longer free). */
+export function useCreatePool() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: PoolSpec) => call(api.POST('/api/storage/pools', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+  });
+}
+
+export function useDestroyPool() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => call(api.DELETE('/api/storage/pools/{name}', { params: { path: { name } } })),
+    onSuccess: (_, name) => {
+      queryClient.removeQueries({ queryKey: datasetsKey(name) });
+      return queryClient.invalidateQueries({ queryKey: storageKey });
+    },
+  });
+}
+
+export function useDatasets(pool: string | null) {
+  return useQuery({
+    queryKey: datasetsKey(pool ?? ''),
+    queryFn: () =>
+      call(api.GET('/api/storage/pools/{name}/datasets', { params: { path: { name: pool ?? '' } } })),
+    enabled: !!pool,
+    retry: retryUnreachable,
+  });
+}
+
+/** The datasets of every pool, for pickers (exports, zvols); pending while any pool is being read. */
+export function useAllDatasets() {
+  const pools = usePools();
+  const names = pools.data?.map((p) => p.name) ?? [];
+  return useQueries({
+    queries: names.map((name) => ({
+      queryKey: datasetsKey(name),
+      queryFn: () => call(api.GET('/api/storage/pools/{name}/datasets', { params: { path: { name } } })),
+      retry: retryUnreachable,
+    })),
+    combine: (results) => ({
+      data: results.flatMap((r) => r.data ?? []),
+      isPending: pools.isPending || results.some((r) => r.isPending),
+      error: pools.error ?? results.find((r) => r.error)?.error ?? null,
+    }),
+  });
+}
+
+export function useCreateDataset() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: DatasetCreate) => call(api.POST('/api/storage/datasets', { body })),
+    onSuccess: (dataset) =>
+      queryClient.invalidateQueries({ queryKey: datasetsKey(dataset.name.split('/')[0] ?? '') }),
+  });
+}
+
+// ---- NFS exports (the appliance runs one NFS server: ganesha or knfsd) ----
+
+export type NfsState = Ok<paths['/api/storage/nfs']['get']>;
+export type Backend = NfsState['backend'];
+export type ExportView = Ok<paths['/api/storage/exports']['get']>[number];
+export type ExportCreate = Body<paths['/api/storage/exports']['post']>;
+export type ExportUpdate = Body<paths['/api/storage/exports/{export_id}']['put']>;
+export type Protocol = ExportView['protocol'];
+
+const nfsKey = ['storage', 'nfs'] as const;
+
+export function useNfs() {
+  return useQuery({ queryKey: nfsKey, queryFn: () => call(api.GET('/api/storage/nfs')), retry: retryUnreachable });
+}
+
+/** Switch the NFS server: the other one is emptied and stopped, the exports move to the new one. */
+export function useSetBackend() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (backend: Backend) => call(api.PUT('/api/storage/nfs/backend', { body: { backend } })),
+    onSuccess: (state) => queryClient.setQueryData(nfsKey, state),
+  });
+}
+
+export function useCreateExport() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: ExportCreate) => call(api.POST('/api/storage/exports', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: nfsKey }),
+  });
+}
+
+export function useUpdateExport() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, body }: { id: number; body: ExportUpdate }) =>
+      call(api.PUT('/api/storage/exports/{export_id}', { params: { path: { export_id: id } }, body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: nfsKey }),
+  });
+}
+
+export function useDeleteExport() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) =>
+      call(api.DELETE('/api/storage/exports/{export_id}', { params: { path: { export_id: id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: nfsKey }),
+  });
+}
+
+// ---- iSCSI targets on zvols ----
+
+export type Target = Ok<paths['/api/storage/iscsi/targets']['get']>[number];
+export type TargetCreate = Body<paths['/api/storage/iscsi/targets']['post']>;
+export type VolumeCreate = Body<paths['/api/storage/volumes']['post']>;
+
+const targetsKey = ['storage', 'iscsi', 'targets'] as const;
+
+export function useTargets() {
+  return useQuery({
+    queryKey: targetsKey,
+    queryFn: () => call(api.GET('/api/storage/iscsi/targets')),
+    retry: retryUnreachable,
+  });
+}
+
+/** Create a target; the CHAP secret goes to the api once and is never read back. */
+export function useCreateTarget() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: TargetCreate) => call(api.POST('/api/storage/iscsi/targets', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: targetsKey }),
+  });
+}
+
+export function useDeleteTarget() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (iqn: string) =>
+      call(api.DELETE('/api/storage/iscsi/targets/{iqn}', { params: { path: { iqn } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: targetsKey }),
+  });
+}
+
+/** A zvol for an iSCSI LUN; the pool's dataset list is read again. */
+export function useCreateVolume() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: VolumeCreate) => call(api.POST('/api/storage/volumes', { body })),
+    onSuccess: (volume) =>
+      queryClient.invalidateQueries({ queryKey: datasetsKey(volume.name.split('/')[0] ?? '') }),
+  });
+}
+
+// ---- tuning: profiles, the sizing calculator, live module parameters ----
+
+export type Profile = Ok<paths['/api/tuning/profiles']['get']>[number];
+export type SizingInput = Body<paths['/api/tuning/recommendation']['post']>;
+export type Plan = Ok<paths['/api/tuning/recommendation']['post']>;
+export type Parameter = Ok<paths['/api/tuning/parameters']['get']>[number];
+
+const parametersKey = ['tuning', 'parameters'] as const;
+
+export function useProfiles() {
+  return useQuery({
+    queryKey: ['tuning', 'profiles'],
+    queryFn: () => call(api.GET('/api/tuning/profiles')),
+    staleTime: Infinity, // shipped with the appliance: they change only with it
+    retry: retryUnreachable,
+  });
+}
+
+/** Ask the calculator; it changes nothing on the appliance. */
+export function useRecommendation() {
+  return useMutation({ mutationFn: (body: SizingInput) => call(api.POST('/api/tuning/recommendation', { body })) });
+}
+
+export function useParameters() {
+  return useQuery({
+    queryKey: parametersKey,
+    queryFn: () => call(api.GET('/api/tuning/parameters')),
+    retry: retryUnreachable,
+  });
+}
+
+/** Apply module parameters live and persist them (the whole set given is what is set at module load). */
+export function useApplyParameters() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (params: Record<string, number>) => call(api.PUT('/api/tuning/parameters', { body: { params } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: parametersKey }),
+  });
+}

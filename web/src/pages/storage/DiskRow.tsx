@@ -1,0 +1,75 @@
+import { Link } from 'react-router';
+import type { Disk, PoolHealth } from '../../api/storage';
+import { formatBytes } from '../../format';
+import { poolOfDisk } from './poolModel';
+
+const ROLE_NAMES: Record<string, string> = { data: 'data', log: 'SLOG', cache: 'L2ARC', spare: 'spare' };
+
+function InUse({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
+  const user = poolOfDisk(disk, pools);
+  if (user) {
+    return (
+      <span className="state state-warning">
+        <span className="state-dot" aria-hidden="true" />
+        <span>
+          Pool <Link to="/storage/pools">{user.pool}</Link> ({ROLE_NAMES[user.role] ?? user.role})
+        </span>
+      </span>
+    );
+  }
+  if (disk.system) {
+    return (
+      <span className="state state-off">
+        <span className="state-dot" aria-hidden="true" />
+        System disk{disk.in_use ? ` (${disk.in_use})` : ''}
+      </span>
+    );
+  }
+  if (disk.in_use) {
+    return (
+      <span className="state state-warning">
+        <span className="state-dot" aria-hidden="true" />
+        {disk.in_use.charAt(0).toUpperCase() + disk.in_use.slice(1)}
+      </span>
+    );
+  }
+  return (
+    <span className="state state-ok">
+      <span className="state-dot" aria-hidden="true" />
+      Free
+    </span>
+  );
+}
+
+export function DiskRow({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
+  return (
+    <tr data-testid="disk-row" data-path={disk.path}>
+      <th scope="row">
+        <code className="device-path">{disk.path}</code>
+        <div className="muted small">
+          {disk.kernel_path}
+          {disk.model ? ` · ${disk.model}` : ''}
+        </div>
+      </th>
+      <td className="num nowrap">{formatBytes(disk.size_bytes)}</td>
+      <td className="nowrap">
+        {disk.rotational ? 'Rotational' : 'SSD'}
+        {disk.trim && <span className="pill">TRIM</span>}
+      </td>
+      <td>
+        {disk.serial || disk.wwn ? (
+          <>
+            {disk.serial && <div>{disk.serial}</div>}
+            {disk.wwn && <code className="muted">{disk.wwn}</code>}
+          </>
+        ) : (
+          <span className="muted">none reported</span>
+        )}
+      </td>
+      <td className="num nowrap">{disk.physical_sector} B</td>
+      <td>
+        <InUse disk={disk} pools={pools} />
+      </td>
+    </tr>
+  );
+}
