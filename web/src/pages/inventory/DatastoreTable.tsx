@@ -1,15 +1,16 @@
 import type { Inventory } from '../../api/types';
 import { UsageBar } from '../../components/UsageBar';
 import { formatBytes } from '../../format';
-import { InventorySection } from './InventorySection';
+import { TableSection } from '../../components/TableSection';
 import { byName } from './model';
 
 export function DatastoreTable({ inventory, names }: { inventory: Inventory; names: Map<string, string> }) {
   return (
-    <InventorySection
+    <TableSection
       id="datastores"
       title="Datastores"
       count={inventory.datastores.length}
+      variant="inventory-section"
       head={
         <>
           <th className="col-name">Name</th>
@@ -47,6 +48,6 @@ export function DatastoreTable({ inventory, names }: { inventory: Inventory; nam
           </td>
         </tr>
       ))}
-    </InventorySection>
+    </TableSection>
   );
 }

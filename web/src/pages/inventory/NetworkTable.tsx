@@ -1,6 +1,6 @@
 import type { Inventory } from '../../api/types';
 import { humanize } from '../../format';
-import { InventorySection } from './InventorySection';
+import { TableSection } from '../../components/TableSection';
 import { byName } from './model';
 
 const KINDS: Record<string, string> = {
@@ -12,10 +12,11 @@ const KINDS: Record<string, string> = {
 export function NetworkTable({ inventory }: { inventory: Inventory }) {
   const hostsSeeing = (moid: string) => inventory.hosts.filter((h) => h.networks.includes(moid)).length;
   return (
-    <InventorySection
+    <TableSection
       id="networks"
       title="Networks"
       count={inventory.networks.length}
+      variant="inventory-section"
       head={
         <>
           <th className="col-name">Name</th>
@@ -31,6 +32,6 @@ export function NetworkTable({ inventory }: { inventory: Inventory }) {
           <td className="num">{hostsSeeing(net.moid)}</td>
         </tr>
       ))}
-    </InventorySection>
+    </TableSection>
   );
 }
