@@ -19,7 +19,7 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.metrics import store
-from api.metrics.schemas import Counters, DatasetSpace, ExportCounters, LunCounters, Sample
+from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.settings import Settings
 from appliance.control import datasets, metrics, pools
 from appliance.control.errors import NotFound, ServiceDown
@@ -31,22 +31,23 @@ from appliance.control.nfs.model import Protocol
 log = logging.getLogger(__name__)
 
 
-def _sum(*parts: Counters) -> Counters:
-    return Counters(
+def _sum(*parts: ClientCounters) -> ClientCounters:
+    return ClientCounters(
         read_ops=sum(p.read_ops for p in parts),
         read_bytes=sum(p.read_bytes for p in parts),
         write_ops=sum(p.write_ops for p in parts),
         write_bytes=sum(p.write_bytes for p in parts),
+        latency_ns=sum(p.latency_ns for p in parts),
     )
 
 
-def _export_io(gw: Gateway, export_id: int) -> Counters | None:
+def _export_io(gw: Gateway, export_id: int) -> ClientCounters | None:
     """Both protocol counters of a ganesha export: an export answers only for the one it serves."""
     try:
         ios = [ganesha.io_stats(gw, export_id, p) for p in (Protocol.v3, Protocol.v41)]
     except NotFound:  # removed between ShowExports and now
         return None
-    return _sum(*(Counters.model_validate(io.model_dump()) for io in ios))
+    return _sum(*(ClientCounters.model_validate(io.model_dump()) for io in ios))
 
 
 def _nfs(gw: Gateway, files: Files, sample: Sample) -> None:
@@ -58,7 +59,7 @@ def _nfs(gw: Gateway, files: Files, sample: Sample) -> None:
         if server is None:
             return
         sample.backend = "knfsd"
-        sample.clients["server"] = Counters.model_validate(server.model_dump())
+        sample.clients["server"] = ClientCounters.model_validate(server.model_dump())
         sample.exports = [
             ExportCounters(export_id=i, path=p) for i, p in sorted(knfsd.exported_paths(files).items())
         ]

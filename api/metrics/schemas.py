@@ -21,6 +21,12 @@ class Counters(BaseModel):
     write_bytes: int = Field(0, description="bytes written")
 
 
+class ClientCounters(Counters):
+    """Cumulative NFS client I/O, with the server's time on it where the server counts it (ganesha)."""
+
+    latency_ns: int = Field(0, description="ns spent on the operations, summed (0: not counted)")
+
+
 class LunCounters(Counters):
     """Cumulative block-layer I/O of one data vdev (a SAN LUN), with the time spent on it."""
 
@@ -28,7 +34,7 @@ class LunCounters(Counters):
     write_ms: int = Field(0, description="milliseconds spent on writes, summed over the writes")
 
 
-class ExportCounters(Counters):
+class ExportCounters(ClientCounters):
     """One NFS export and its clients' cumulative I/O (zeros under knfsd, which counts per server)."""
 
     export_id: int = Field(description="Export_Id (ganesha) / fsid (knfsd)")
@@ -61,7 +67,7 @@ class Sample(BaseModel):
         default_factory=dict, description="data vdevs by pool/kernel name; log and cache vdevs left out"
     )
     backend: Literal["ganesha", "knfsd"] | None = Field(None, description="the NFS server that was running")
-    clients: dict[str, Counters] = Field(
+    clients: dict[str, ClientCounters] = Field(
         default_factory=dict,
         description="NFS client counters: 'export:<id>' per ganesha export, 'server' for knfsd",
     )

@@ -14,6 +14,7 @@ from api.metrics.schemas import Counters, ExportCard, MetricPoint, Sample, Summa
 
 FIELDS = ("read_ops", "read_bytes", "write_ops", "write_bytes")
 LUN_FIELDS = (*FIELDS, "read_ms", "write_ms")
+CLIENT_FIELDS = (*FIELDS, "latency_ns")
 
 
 def delta(before: int, after: int) -> int:
@@ -54,7 +55,7 @@ def point(before: Sample, after: Sample) -> MetricPoint | None:
     seconds = (after.t - before.t).total_seconds()
     if seconds <= 0:
         return None
-    client = _deltas(before.clients, after.clients, FIELDS)
+    client = _deltas(before.clients, after.clients, CLIENT_FIELDS)
     lun = _deltas(before.luns, after.luns, LUN_FIELDS)
     arc_hits = delta(before.arc_hits, after.arc_hits)
     arc_misses = delta(before.arc_misses, after.arc_misses)
@@ -82,7 +83,12 @@ def point(before: Sample, after: Sample) -> MetricPoint | None:
             ratio(lun_write_size, client_write_size) if lun_write_size and client_write_size else None
         ),
         compressratio=compressratio(after),
-        client_latency_ms=None,  # ganesha's per-export latency is not read yet; knfsd keeps none
+        # ganesha times every operation; knfsd keeps no such counter
+        client_latency_ms=(
+            ratio(client["latency_ns"] / 1e6, client["read_ops"] + client["write_ops"])
+            if after.backend == "ganesha"
+            else None
+        ),
         lun_read_latency_ms=ratio(lun["read_ms"], lun["read_ops"]),
         lun_write_latency_ms=ratio(lun["write_ms"], lun["write_ops"]),
     )

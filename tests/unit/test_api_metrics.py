@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from support.api import client_for, logged_in, make_settings
 
 from api.metrics import sampler, store
-from api.metrics.schemas import Counters, DatasetSpace, ExportCounters, LunCounters, Sample
+from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from appliance.control.files import LocalFiles
 
 MIB = 1 << 20
@@ -34,7 +34,7 @@ def _sample(t: datetime, n: int) -> Sample:
         l2_size=0,
         luns={"tank/vdb1": LunCounters(read_ops=10 * n, read_bytes=10 * MIB * n, read_ms=20 * n)},
         backend="ganesha",
-        clients={"export:101": Counters(read_ops=100 * n, read_bytes=40 * MIB * n)},
+        clients={"export:101": ClientCounters(read_ops=100 * n, read_bytes=40 * MIB * n)},
         exports=[
             ExportCounters(export_id=101, path="/tank/ds1", dataset="tank/ds1", read_bytes=40 * MIB * n)
         ],

@@ -10,7 +10,7 @@ import pytest
 from fixtures.appliance.replay import UnrecordedCommand, replay_log
 
 from api.metrics import sampler, series
-from api.metrics.schemas import Counters, DatasetSpace, ExportCounters, LunCounters, Sample
+from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from appliance.control import metrics
 from appliance.control.errors import BadOutput
 from appliance.control.nfs import knfsd
@@ -42,14 +42,14 @@ def test_rates_offload_aggregation_and_latency_over_an_interval() -> None:
         0,
         arc_hits=900,
         arc_misses=100,
-        clients={"export:101": Counters(read_ops=10, read_bytes=1 * MIB, write_ops=100, write_bytes=1 * MIB)},
+        clients={"export:101": ClientCounters(read_ops=10, read_bytes=1 * MIB, write_ops=100, write_bytes=1 * MIB)},
         luns={"tank/vdb1": LunCounters(read_ops=5, read_bytes=MIB, write_ops=10, write_bytes=MIB)},
     )
     after = sample(
         10,
         arc_hits=1890,
         arc_misses=110,
-        clients={"export:101": Counters(read_ops=1290, read_bytes=41 * MIB, write_ops=2660, write_bytes=21 * MIB)},
+        clients={"export:101": ClientCounters(read_ops=1290, read_bytes=41 * MIB, write_ops=2660, write_bytes=21 * MIB)},
         luns={
             "tank/vdb1": LunCounters(
                 read_ops=6, read_bytes=MIB + (128 << 10), write_ops=30, write_bytes=6 * MIB, read_ms=9, write_ms=40
@@ -76,8 +76,8 @@ def test_rates_offload_aggregation_and_latency_over_an_interval() -> None:
 
 
 def test_no_lun_traffic_leaves_offload_and_latency_unknown() -> None:
-    before = sample(0, clients={"server": Counters(read_ops=1, read_bytes=4096)})
-    after = sample(10, clients={"server": Counters(read_ops=2, read_bytes=8192)})
+    before = sample(0, clients={"server": ClientCounters(read_ops=1, read_bytes=4096)})
+    after = sample(10, clients={"server": ClientCounters(read_ops=2, read_bytes=8192)})
     p = series.point(before, after)
     assert p is not None
     assert p.read_offload is None and p.write_offload is None and p.write_aggregation is None
@@ -110,7 +110,7 @@ def test_compressratio_is_weighted_over_the_pools() -> None:
 def test_summary_cards_per_export() -> None:
     ds = DatasetSpace(name="tank/ds1", mountpoint="/tank/ds1", used=10, logical_used=18, compressratio=1.8)
     export = ExportCounters(export_id=101, path="/tank/ds1", dataset="tank/ds1")
-    before = sample(0, clients={"export:101": Counters()}, exports=[export], datasets=[ds])
+    before = sample(0, clients={"export:101": ClientCounters()}, exports=[export], datasets=[ds])
     moved = export.model_copy(update={"read_bytes": 50 * MIB, "write_bytes": 5 * MIB})
     other = ExportCounters(export_id=102, path="/tank/gone")  # dataset not found, not counted
     after = sample(
@@ -118,7 +118,7 @@ def test_summary_cards_per_export() -> None:
         arc_hits=9,
         arc_misses=1,
         backend="ganesha",
-        clients={"export:101": Counters(read_bytes=50 * MIB, write_bytes=5 * MIB)},
+        clients={"export:101": ClientCounters(read_bytes=50 * MIB, write_bytes=5 * MIB)},
         exports=[moved, other],
         datasets=[ds],
     )
@@ -174,6 +174,8 @@ def test_sampler_reads_data_luns_and_ganesha_exports(tmp_path: Path) -> None:
     assert 0 < write.lun_write_bytes * 10 < write.client_write_bytes * 10
     assert write.write_offload is not None and write.write_offload > 1.0
     assert write.lun_write_latency_ms is not None and write.lun_write_latency_ms > 0
+    # ganesha timed the client's writes (its total ns per operation, from the recorded DBus replies)
+    assert write.client_latency_ms is not None and write.client_latency_ms > 0
     assert series.compressratio(written) is not None and series.compressratio(written) > 1.2  # type: ignore[operator]
 
     warm = series.point(written, read_warm)
@@ -195,6 +197,7 @@ def test_sampler_reads_the_kernel_servers_counters(tmp_path: Path) -> None:
     assert p is not None
     assert p.client_write_bytes * 10 >= 2 << 20 and p.client_read_bytes * 10 >= 2 << 20
     assert p.client_write_ops > 0 and p.client_read_ops > 0
+    assert p.client_latency_ms is None  # knfsd keeps no latency counter
     card = series.summary([before, after]).exports[0]
     assert card.client_read_bytes is None  # knfsd counts per server, not per export
 

@@ -172,6 +172,7 @@ class ExportIO(BaseModel):
     read_bytes: int = Field(description="bytes read by clients")
     write_ops: int = Field(description="write operations")
     write_bytes: int = Field(description="bytes written by clients")
+    latency_ns: int = Field(0, description="time ganesha spent on those reads and writes, ns (summed)")
 
 
 def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
@@ -195,4 +196,5 @@ def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
         read_bytes=int(read[1]),
         write_ops=int(write[2]),
         write_bytes=int(write[1]),
+        latency_ns=int(read[4]) + int(write[4]),
     )
