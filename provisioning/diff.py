@@ -196,7 +196,21 @@ def _check_pool(plan: DeploymentPlan, pool: PoolSpec, live: LiveState, collision
             for n in pool.desktop_names()
             if (vm := live.vm(n)) and vm.owner == plan.name and vm.source != pool.source
         ]
-        if stale:  # a new clone needs the old one's dataset gone, and the api cannot delete datasets yet
+        # Apply does not yet replace or remove a desktop's clone dataset (destroy does): refuse before
+        # anything changes rather than leave clones behind on the appliance.
+        keep = set(pool.desktop_names())
+        shrunk = sorted(
+            n
+            for n, vms in live.vms.items()
+            if n not in keep and pool.matches(n) and any(v.owner == plan.name for v in vms)
+        )
+        if shrunk:
+            raise PlanError(
+                f"shrinking a pool copied through ZFS clones is not supported yet ({len(shrunk)} desktops "
+                f"would go, e.g. {shrunk[0]}): keep pool.count, or destroy and deploy the pool again",
+                field="pool.count",
+            )
+        if stale:
             raise PlanError(
                 f"recompose of a pool copied through ZFS clones is not supported yet ({len(stale)} desktops "
                 f"come from another snapshot, e.g. {stale[0]}): keep pool.snapshot, or copy through vSphere",

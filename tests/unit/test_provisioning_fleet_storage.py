@@ -149,7 +149,7 @@ def test_the_rdm_device_spec_is_physical_mode_on_the_hosts_lun() -> None:
         disk_changes(fake, [LunDisk(rdm_lun="naa.6000gone")], 0, lun, "san")
 
 
-def test_zfs_copies_need_full_clones_on_the_arcvsa_datastore_and_refuse_a_recompose() -> None:
+def test_zfs_copies_need_full_clones_on_the_arcvsa_datastore_and_refuse_a_recompose_or_shrink() -> None:
     assert golden_folder("[arc] golden/golden.vmx") == ("arc", "golden", "golden.vmx")
     assert golden_folder("[arc] a/b/c.vmx") == ("", "", "")
     assert zfs_snapshot_name("tank/vdi/golden", "base v2") == "tank/vdi/golden@arcvsa-base_v2"
@@ -169,6 +169,11 @@ def test_zfs_copies_need_full_clones_on_the_arcvsa_datastore_and_refuse_a_recomp
     made = vm("z-01", source="golden@base", disks=[])
     with pytest.raises(PlanError, match="recompose of a pool copied through ZFS clones"):
         check(plan(pool={**pool, "snapshot": "v2"}), live(golden, made))
+    second = vm("z-02", source="golden@base", disks=[])
+    check(plan(pool=pool), live(golden, made, second))  # nothing to remove: fine
+    with pytest.raises(PlanError, match="shrinking a pool copied through ZFS clones") as shrunk:
+        check(plan(pool={**pool, "count": 1}), live(golden, made, second))
+    assert shrunk.value.field == "pool.count" and "z-02" in str(shrunk.value)
 
 
 class StubApi:
