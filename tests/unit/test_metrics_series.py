@@ -42,7 +42,9 @@ def test_rates_offload_aggregation_and_latency_over_an_interval() -> None:
         0,
         arc_hits=900,
         arc_misses=100,
-        clients={"export:101": ClientCounters(read_ops=10, read_bytes=1 * MIB, write_ops=100, write_bytes=1 * MIB)},
+        clients={
+            "export:101": ClientCounters(read_ops=10, read_bytes=1 * MIB, write_ops=100, write_bytes=1 * MIB)
+        },
         luns={"tank/vdb1": LunCounters(read_ops=5, read_bytes=MIB, write_ops=10, write_bytes=MIB)},
     )
     after = sample(
