@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
-from support.lab_boot import BootedAppliance, boot
+from support.lab_boot import BootedAppliance, boot, running_san
 
 from lab.appliance_vm import ApplianceVm
-from lab.san import San, make_luns
+from lab.san import San
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "build" / "image" / "latest.json"
@@ -64,12 +64,8 @@ def lab_image() -> tuple[Path, Path]:
 @pytest.fixture(scope="module")
 def san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[San]:
     """Two 1 GiB LUNs (filled with data) served by qemu-storage-daemon; stopped afterwards."""
-    directory = tmp_path_factory.mktemp("san")
-    san = San(directory, make_luns(directory / "luns", 2, LUN_SIZE), tied=True)
-    try:
-        yield san.start()
-    finally:
-        san.stop()
+    with running_san(tmp_path_factory.mktemp("san"), LUN_SIZE) as san:
+        yield san
 
 
 @pytest.fixture(scope="module")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from lab import appliance_env
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
-from lab.san import San
+from lab.san import San, make_luns
 
 
 class BootedAppliance:
@@ -35,3 +37,13 @@ def boot(
     booted.api_seconds, booted.health = booted.api.wait_health(vm.started_at, 600, vm.daemon.alive)
     print(f"\nboot to api health: {booted.api_seconds:.1f} s; first boot: {booted.health['firstboot']}")
     return booted
+
+
+@contextmanager
+def running_san(directory: Path, lun_size: int) -> Iterator[San]:
+    """Two LUNs of lun_size (filled with data, throttled, one QSD) for one test module; stopped afterwards."""
+    san = San(directory, make_luns(directory / "luns", 2, lun_size), tied=True)
+    try:
+        yield san.start()
+    finally:
+        san.stop()

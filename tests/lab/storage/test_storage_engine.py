@@ -38,14 +38,14 @@ from typing import Any
 
 import pytest
 from fixtures.appliance.remote import SshRunner, nfs_cp, wait_writable
-from support.lab_boot import BootedAppliance
+from support.lab_boot import BootedAppliance, running_san
 
 from appliance.control.errors import ControlError
 from appliance.control.gateway import Result
 from lab.appliance_api import ApplianceApi
 from lab.appliance_env import LAB_ADDRESS
 from lab.appliance_vm import ApplianceVm
-from lab.san import San, make_luns
+from lab.san import San
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(5400)]
 
@@ -75,12 +75,8 @@ ARCSTATS = ("hits", "misses", "l2_hits", "l2_misses", "l2_size", "size")
 @pytest.fixture(scope="module")
 def san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[San]:
     """Two 2 GiB LUNs (the lab tier's are 1 GiB), filled, throttled; stopped afterwards."""
-    directory = tmp_path_factory.mktemp("san")
-    lab_san = San(directory, make_luns(directory / "luns", 2, LUN_SIZE), tied=True)
-    try:
-        yield lab_san.start()
-    finally:
-        lab_san.stop()
+    with running_san(tmp_path_factory.mktemp("san"), LUN_SIZE) as san:
+        yield san
 
 
 # --- figures --------------------------------------------------------------------------------------
