@@ -136,14 +136,10 @@ def _hand_to_horizon(
     password = _horizon_password(deployment, opts)
     assert password is not None  # _preflight refused the plan without one
     try:
-        client = horizon.connect(deployment.horizon, password)
-        try:
+        with horizon.session(deployment.horizon, password) as client:
             said = horizon.ensure_manual_pool(client, deployment.horizon, deployment.pool, machines, new)
-        finally:
-            client.logout()
     except (horizon.HorizonError, VCenterError, OSError) as exc:
-        report.failed[key] = f"{type(exc).__name__}: {exc}"
-        progress(key, "failed", report.failed[key])
+        report.fail(key, exc, progress)
         return
     report.done.append(key)
     progress(key, "done", said)
@@ -158,14 +154,10 @@ def _release_from_horizon(
     password = _horizon_password(deployment, opts)
     assert password is not None  # _preflight refused the plan without one
     try:
-        client = horizon.connect(deployment.horizon, password)
-        try:
+        with horizon.session(deployment.horizon, password) as client:
             said = horizon.release_machines(client, deployment.horizon, deployment.pool, leaving)
-        finally:
-            client.logout()
     except (horizon.HorizonError, VCenterError, OSError) as exc:
-        report.failed[key] = f"{type(exc).__name__}: {exc} (the desktops leaving it are kept)"
-        progress(key, "failed", report.failed[key])
+        report.fail(key, exc, progress, " (the desktops leaving it are kept)")
         return False
     progress(key, "info", said)
     return True
@@ -224,9 +216,7 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
                 try:
                     zfs = _zfs_copy(deployment, live, pins, _password(deployment, opts), progress)
                 except VCenterError as exc:  # the appliance refused or did not answer: no desktop yet
-                    key = f"zfs-copy:{deployment.pool.golden_vm}"
-                    report.failed[key] = f"{type(exc).__name__}: {exc}"
-                    progress(key, "failed", report.failed[key])
+                    report.fail(f"zfs-copy:{deployment.pool.golden_vm}", exc, progress)
                     return finish(report, vc, started)
             actions = changes.actions
             if deployment.horizon:  # desktops to destroy leave the Horizon pool first
@@ -323,8 +313,7 @@ def _mount_all(
             vc.relogin()
             nfs.mount(vc.content, vc.rebind(host), deployment.nfs, deployment.name, keys)
         except vim.fault.VimFault as exc:
-            report.failed[key] = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
-            progress(key, "failed", report.failed[key])
+            report.fail(key, exc, progress)
             continue
         report.done.append(key)
         progress(key, "done")

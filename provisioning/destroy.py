@@ -146,16 +146,12 @@ def _remove_horizon_pool(
     key = f"horizon:{name}"
     password = opts.horizon_password or (spec.password.get_secret_value() if spec.password else "")
     try:
-        client = horizon.connect(spec, password)
-        try:
+        with horizon.session(spec, password) as client:
             found = client.find_pool(name)
             if found is not None:
                 client.delete_pool(str(found["id"]))
-        finally:
-            client.logout()
     except (horizon.HorizonError, VCenterError, OSError) as exc:
-        report.failed[key] = f"{type(exc).__name__}: {exc}"
-        progress(key, "failed", report.failed[key])
+        report.fail(key, exc, progress)
         return
     report.done.append(key)
     progress(key, "done", "removed from Horizon" if found is not None else "not in Horizon")
@@ -174,8 +170,7 @@ def _remove_clones(
         api.login(opts.password)
         removed = remove_clones(api, zfs.pool, zfs.dataset, desktops)
     except (VCenterError, OSError) as exc:
-        report.failed[key] = f"{type(exc).__name__}: {exc}"
-        progress(key, "failed", report.failed[key])
+        report.fail(key, exc, progress)
         return
     report.done.append(key)
     progress(key, "done", f"destroyed {', '.join(removed)}" if removed else "no ZFS clones left")

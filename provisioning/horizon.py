@@ -15,6 +15,8 @@ import http.client
 import json
 import re
 import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from provisioning.certificate import pinned_context, verified_context
@@ -179,6 +181,16 @@ def connect(spec: HorizonSpec, password: str, *, timeout: float = 30.0) -> Horiz
     client = HorizonClient(host.strip("[]"), int(port), ctx, timeout=timeout)
     client.login(spec.username, password, spec.domain)
     return client
+
+
+@contextmanager
+def session(spec: HorizonSpec, password: str, *, timeout: float = 30.0) -> Iterator[HorizonClient]:
+    """A client logged in with connect() for the `with` block, logged out at its end whatever happens."""
+    client = connect(spec, password, timeout=timeout)
+    try:
+        yield client
+    finally:
+        client.logout()
 
 
 def ensure_manual_pool(

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pyVmomi import vim
+from pyVmomi import vim, vmodl
 
 from provisioning.health import HealthProbe, wait_healthy
 from provisioning.tasks import TRANSIENT, Outcome, Vc, Work, run_bounded
@@ -43,6 +43,15 @@ class Report:
         self.retries += out.retries
         self.peak = max(self.peak, out.peak)
         self.waits += out.waits
+
+    def fail(self, key: str, exc: BaseException, progress: Progress, note: str = "") -> None:
+        """Record `key` as failed with why ('<type>: <text><note>') and report it.
+
+        A pyVmomi fault's text is its `msg` (its str() is the whole data object).
+        """
+        text = getattr(exc, "msg", exc) if isinstance(exc, vmodl.MethodFault) else exc
+        self.failed[key] = f"{type(exc).__name__}: {text}{note}"
+        progress(key, "failed", self.failed[key])
 
 
 @dataclass

@@ -13,7 +13,15 @@ from api.deps import Db
 from api.errors import ErrorBody
 from api.exports import service as exports
 from api.storage.deps import Gw
-from api.storage.schemas import CloneCreate, DatasetCreate, SnapshotCreate, VolumeCreate
+from api.storage.schemas import (
+    CloneCreate,
+    DatasetCreate,
+    DatasetUpdate,
+    PoolGrow,
+    PoolReplace,
+    SnapshotCreate,
+    VolumeCreate,
+)
 from appliance.control import datasets, disks, names, pools
 from appliance.control.datasets import Dataset
 from appliance.control.disks import Disk
@@ -56,10 +64,44 @@ def get_pool(name: str, gw: Gw) -> PoolHealth:
 
 
 @router.delete("/pools/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def destroy_pool(name: str, gw: Gw) -> Response:
-    """Destroy a pool and everything on it."""
-    pools.destroy(gw, names.pool(name))
+def destroy_pool(name: str, gw: Gw, db: Db) -> Response:
+    """Destroy a pool and everything on it; 409 while an NFS export serves one of its datasets."""
+    _refuse_if_exported(db, names.pool(name))
+    pools.destroy(gw, name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/pools/{name}/devices", responses=REFUSED)
+def grow_pool(name: str, body: PoolGrow, gw: Gw) -> PoolHealth:
+    """Grow a pool by LUNs (scale-up); the LUNs must be free unless forced."""
+    return pools.add(gw, names.pool(name), body.devices, layout=body.layout, force=body.force)
+
+
+@router.post("/pools/{name}/replace", responses=REFUSED)
+def replace_device(name: str, body: PoolReplace, gw: Gw) -> PoolHealth:
+    """Replace a LUN (failing or being retired) by a free one; resilver progress is in the pool's scan."""
+    return pools.replace(gw, names.pool(name), body.old, body.new, force=body.force)
+
+
+@router.post("/pools/{name}/scrub", status_code=status.HTTP_202_ACCEPTED, responses=REFUSED)
+def scrub_pool(name: str, gw: Gw) -> PoolHealth:
+    """Start a scrub; it runs in the background and its progress is in the pool's scan."""
+    pools.scrub(gw, names.pool(name))
+    return pools.status(gw, name)
+
+
+@router.post("/pools/{name}/export", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
+def export_pool(name: str, gw: Gw, db: Db) -> Response:
+    """Export a pool (e.g. before its LUNs move to another appliance); 409 while NFS serves from it."""
+    _refuse_if_exported(db, names.pool(name))
+    pools.export(gw, name)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post("/pools/{name}/import", responses=REFUSED)
+def import_pool(name: str, gw: Gw) -> PoolHealth:
+    """Import a pool found on this appliance's LUNs (after an export, or LUNs moved here)."""
+    return pools.import_pool(gw, names.pool(name))
 
 
 @router.get("/pools/{name}/datasets", responses=REFUSED)
@@ -102,11 +144,15 @@ def destroy_dataset(name: str, gw: Gw, db: Db) -> Response:
     names.dataset(name)
     if "/" not in name:
         raise Refused(f"{name} is a pool's root: it goes with the pool (DELETE /api/storage/pools/{name})")
-    for export in exports.desired(db):
-        if export.dataset == name or export.dataset.startswith(name + "/"):
-            raise Conflict(f"NFS export {export.export_id} uses {export.dataset}: delete the export first")
+    _refuse_if_exported(db, name)
     datasets.destroy(gw, names.child_dataset(name))
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.patch("/datasets/{name:path}", responses=REFUSED)
+def update_dataset(name: str, body: DatasetUpdate, gw: Gw) -> Dataset:
+    """Change a dataset's properties: quota and reservation, compression, recordsize ... (validated)."""
+    return datasets.set_properties(gw, names.dataset(name), body.properties)
 
 
 @router.delete("/snapshots/{name:path}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
@@ -114,3 +160,10 @@ def destroy_snapshot(name: str, gw: Gw) -> Response:
     """Destroy one snapshot (dataset@tag); 409 while clones depend on it."""
     datasets.destroy(gw, names.snapshot(name))
     return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+def _refuse_if_exported(db: Db, name: str) -> None:
+    """409 naming the export when NFS serves ``name`` or a dataset below it."""
+    for export in exports.desired(db):
+        if export.dataset == name or export.dataset.startswith(name + "/"):
+            raise Conflict(f"NFS export {export.export_id} uses {export.dataset}: delete the export first")

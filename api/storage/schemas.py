@@ -9,6 +9,7 @@ from zfs_tuning.schema import PoolType, parse_size
 
 from appliance.control import names
 from appliance.control.errors import InvalidRequest
+from appliance.control.pools import Layout
 
 
 class DatasetCreate(BaseModel):
@@ -57,4 +58,30 @@ class CloneCreate(BaseModel):
     target: names.ChildDataset = Field(description="the new dataset, pool/child")
     properties: dict[str, Any] = Field(
         default_factory=dict, description="properties of the clone (validated; never sync=disabled)"
+    )
+
+
+class PoolGrow(BaseModel):
+    """LUNs that grow a pool (scale-up): one new top-level vdev in the pool's layout."""
+
+    devices: list[names.Device] = Field(min_length=1, max_length=16, description="free LUNs, by-id paths")
+    layout: Layout = Field(
+        Layout.stripe, description="the new vdev's layout; match the pool's (zpool refuses a mismatch)"
+    )
+    force: bool = Field(False, description="use LUNs that hold a file system or an old pool label")
+
+
+class PoolReplace(BaseModel):
+    """One LUN of a pool replaced by another; the pool resilvers onto the new one."""
+
+    old: names.Device = Field(description="the device in the pool, as its path in the pool's vdevs")
+    new: names.Device = Field(description="the free LUN that takes its place")
+    force: bool = Field(False, description="use a LUN that holds a file system or an old pool label")
+
+
+class DatasetUpdate(BaseModel):
+    """Properties changed on an existing dataset (quota, reservation, compression ...); others untouched."""
+
+    properties: dict[str, Any] = Field(
+        min_length=1, description="properties to set (validated; never sync=disabled)"
     )

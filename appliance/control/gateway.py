@@ -112,8 +112,10 @@ def _mask(words: Sequence[str], secrets: Sequence[str]) -> list[str]:
 
 
 def translate(result: Result, rules: Rules) -> ControlError:
-    """The domain error for a failed command: the first rule whose pattern is in its stderr."""
+    """The domain error for a failed command: the first rule whose pattern is in its stderr, told in the
+    line that matched (a tool's advice often follows the reason: "use the form 'zpool import ...'")."""
     for pattern, error in rules:
         if re.search(pattern, result.stderr, re.IGNORECASE):
-            return error(result.stderr.strip().splitlines()[-1] if result.stderr.strip() else pattern)
+            lines = result.stderr.strip().splitlines() or [pattern]
+            return error(next((ln for ln in lines if re.search(pattern, ln, re.IGNORECASE)), lines[-1]))
     return CommandFailed(result.argv, result.exit_code, result.stderr)

@@ -232,5 +232,8 @@ def status(gw: Gateway, pool: str) -> PoolHealth:
 
 def list_names(gw: Gateway) -> list[str]:
     """Names of the imported pools."""
-    data = zjson.load(gw.run(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout, "zpool list")
+    stdout = gw.run(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout
+    if not stdout.strip():
+        return []  # 2.3.9 prints nothing at all, not an empty "pools", when no pool is imported
+    data = zjson.load(stdout, "zpool list")
     return sorted(data.get("pools", {}))

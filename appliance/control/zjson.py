@@ -1,7 +1,8 @@
 """OpenZFS 2.3 JSON output (``-j --json-int``): version check and property values.
 
 Quirks seen on 2.3.9: ratios (``compressratio``, ``dedupratio``) stay strings like "1.82" even with
-``--json-int``; "-" stands for "not applicable"; ``zpool iostat`` and ``zpool import`` have no ``-j``.
+``--json-int``; "-" stands for "not applicable"; ``zpool iostat`` and ``zpool import`` have no ``-j``; ``zpool list -j`` prints nothing when no pool is
+imported.
 """
 
 from __future__ import annotations
