@@ -20,6 +20,9 @@ export type Layout = NonNullable<PoolSpec['layout']>;
 export type Dataset = Ok<paths['/api/storage/pools/{name}/datasets']['get']>[number];
 export type DatasetCreate = Body<paths['/api/storage/datasets']['post']>;
 export type PoolType = DatasetCreate['profile'];
+export type PoolGrow = Body<paths['/api/storage/pools/{name}/devices']['post']>;
+export type PoolReplace = Body<paths['/api/storage/pools/{name}/replace']['post']>;
+export type DatasetProperties = Body<paths['/api/storage/datasets/{name}']['patch']>['properties'];
 
 export const storageKey = ['storage'] as const;
 const disksKey = ['storage', 'disks'] as const;
@@ -42,11 +45,18 @@ export function useDisks() {
   });
 }
 
+/** True while a scrub or resilver runs on the pool (zpool reports scan_stats.state SCANNING). */
+export function isScanning(pool: PoolHealth): boolean {
+  return String(pool.scan?.state ?? '').toUpperCase() === 'SCANNING';
+}
+
 export function usePools() {
   return useQuery({
     queryKey: poolsKey,
     queryFn: () => call(api.GET('/api/storage/pools')),
     retry: retryUnreachable,
+    // A scrub or resilver runs in the background: read again until it ends so its progress moves.
+    refetchInterval: (query) => (query.state.data?.some(isScanning) ? 5000 : false),
   });
 }
 
@@ -67,6 +77,56 @@ export function useDestroyPool() {
       queryClient.removeQueries({ queryKey: datasetsKey(name) });
       return queryClient.invalidateQueries({ queryKey: storageKey });
     },
+  });
+}
+
+const byName = (name: string) => ({ params: { path: { name } } });
+
+/** Grow a pool by LUNs; disks and pools are read again (the LUNs it took are no longer free). */
+export function useGrowPool() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, body }: { name: string; body: PoolGrow }) =>
+      call(api.POST('/api/storage/pools/{name}/devices', { ...byName(name), body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+  });
+}
+
+/** Replace a LUN by a free one; the resilver's progress comes with the pools (scan). */
+export function useReplaceDisk() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, body }: { name: string; body: PoolReplace }) =>
+      call(api.POST('/api/storage/pools/{name}/replace', { ...byName(name), body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+  });
+}
+
+export function useScrubPool() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => call(api.POST('/api/storage/pools/{name}/scrub', byName(name))),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+  });
+}
+
+/** Export a pool: it leaves this appliance's lists (its datasets with it) until imported again. */
+export function useExportPool() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => call(api.POST('/api/storage/pools/{name}/export', byName(name))),
+    onSuccess: (_, name) => {
+      queryClient.removeQueries({ queryKey: datasetsKey(name) });
+      return queryClient.invalidateQueries({ queryKey: storageKey });
+    },
+  });
+}
+
+export function useImportPool() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => call(api.POST('/api/storage/pools/{name}/import', byName(name))),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
   });
 }
 
@@ -102,6 +162,17 @@ export function useCreateDataset() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (body: DatasetCreate) => call(api.POST('/api/storage/datasets', { body })),
+    onSuccess: (dataset) =>
+      queryClient.invalidateQueries({ queryKey: datasetsKey(dataset.name.split('/')[0] ?? '') }),
+  });
+}
+
+/** Change some properties of a dataset (quota, reservation, compression ...); the others stay. */
+export function useUpdateDataset() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ name, properties }: { name: string; properties: DatasetProperties }) =>
+      call(api.PATCH('/api/storage/datasets/{name}', { ...byName(name), body: { properties } })),
     onSuccess: (dataset) =>
       queryClient.invalidateQueries({ queryKey: datasetsKey(dataset.name.split('/')[0] ?? '') }),
   });

@@ -1,26 +1,29 @@
 import { CdsButton } from '@cds/react/button';
+import { CdsIcon } from '@cds/react/icon';
 import type { Dataset } from '../../api/storage';
 import { formatBytes } from '../../format';
+import { sizeText, zfsSize } from './datasetModel';
 
-/** A size as zfs writes it: 16384 -> 16K, 1048576 -> 1M. */
-function zfsSize(bytes: number): string {
-  for (const [unit, size] of [['M', 1 << 20], ['K', 1 << 10]] as const) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
-  }
-  return String(bytes);
-}
-
-const SHOWN_PROPERTIES = ['recordsize', 'compression', 'sync', 'logbias', 'primarycache', 'secondarycache'] as const;
+const SHOWN_PROPERTIES = ['recordsize', 'compression', 'sync', 'logbias', 'primarycache', 'secondarycache', 'quota', 'reservation'] as const;
 
 function property(d: Dataset, name: string): string | null {
   const value = d.properties[name];
   if (value === null || value === undefined) return null;
   if (name === 'recordsize' && typeof value === 'number') return zfsSize(value);
+  // Space limits are shown only when set: "quota=none" on every row would be noise.
+  if (name === 'quota' || name === 'reservation') return sizeText(value) === 'none' ? null : sizeText(value);
   return String(value);
 }
 
 /** Child datasets of a pool (the pool's root dataset is its summary line). */
-export function DatasetTable({ pool, datasets, onCreate }: { pool: string; datasets: Dataset[]; onCreate: () => void }) {
+interface Props {
+  pool: string;
+  datasets: Dataset[];
+  onCreate: () => void;
+  onEdit: (dataset: Dataset) => void;
+}
+
+export function DatasetTable({ pool, datasets, onCreate, onEdit }: Props) {
   const root = datasets.find((d) => d.name === pool);
   const children = datasets.filter((d) => d.name !== pool);
   return (
@@ -54,6 +57,7 @@ export function DatasetTable({ pool, datasets, onCreate }: { pool: string; datas
                 <th className="num">Ratio</th>
                 <th>Mount point / origin</th>
                 <th>Tuning</th>
+                <th className="col-actions">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -70,16 +74,23 @@ export function DatasetTable({ pool, datasets, onCreate }: { pool: string; datas
                     {d.mountpoint && d.mountpoint !== '-' ? <code>{d.mountpoint}</code> : <span className="muted">—</span>}
                     {d.origin && d.origin !== '-' && <div className="muted small">clone of {d.origin}</div>}
                   </td>
-                  <td className="props">
-                    {SHOWN_PROPERTIES.map((name) => {
-                      const value = property(d, name);
-                      if (value === null) return null;
-                      return (
-                        <span key={name} className={d.local.includes(name) ? 'prop prop-local' : 'prop'} title={d.local.includes(name) ? 'set on this dataset' : 'inherited or default'}>
-                          {name}={value}
-                        </span>
-                      );
-                    })}
+                  <td>
+                    <div className="props">
+                      {SHOWN_PROPERTIES.map((name) => {
+                        const value = property(d, name);
+                        if (value === null) return null;
+                        return (
+                          <span key={name} className={d.local.includes(name) ? 'prop prop-local' : 'prop'} title={d.local.includes(name) ? 'set on this dataset' : 'inherited or default'}>
+                            {name}={value}
+                          </span>
+                        );
+                      })}
+                    </div>
+                  </td>
+                  <td className="col-actions">
+                    <CdsButton size="sm" action="outline" onClick={() => onEdit(d)} aria-label={`Edit ${d.name}`}>
+                      <CdsIcon shape="pencil" /> Edit
+                    </CdsButton>
                   </td>
                 </tr>
               ))}

@@ -2,13 +2,14 @@ import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { useDatasets, usePools } from '../../api/storage';
+import { type Dataset, useDatasets, usePools } from '../../api/storage';
 import { ErrorState } from '../../components/ErrorState';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { SelectField } from '../../components/SelectField';
 import { CreateDatasetForm } from './CreateDatasetForm';
 import { DatasetTable } from './DatasetTable';
+import { EditDatasetModal } from './EditDatasetModal';
 import { RefreshButton } from './RefreshButton';
 
 /** The datasets and zvols of one pool (?pool=name; the first pool when none is named). */
@@ -16,6 +17,7 @@ export function DatasetsPage() {
   const pools = usePools();
   const [params, setParams] = useSearchParams();
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Dataset | null>(null);
   const names = pools.data?.map((p) => p.name) ?? [];
   const wanted = params.get('pool');
   const pool = wanted && names.includes(wanted) ? wanted : (names[0] ?? null);
@@ -62,7 +64,10 @@ export function DatasetsPage() {
           {datasets.isError && (
             <ErrorState title={`Could not read the datasets of ${pool}`} error={datasets.error} onRetry={() => void datasets.refetch()} />
           )}
-          {datasets.isSuccess && <DatasetTable pool={pool} datasets={datasets.data} onCreate={() => setCreating(true)} />}
+          {datasets.isSuccess && (
+            <DatasetTable pool={pool} datasets={datasets.data} onCreate={() => setCreating(true)} onEdit={setEditing} />
+          )}
+          {editing && <EditDatasetModal dataset={editing} onClose={() => setEditing(null)} />}
         </>
       )}
     </>

@@ -42,7 +42,7 @@ export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose:
           <p>
             <strong>Everything on {pool.name} is lost</strong>
             {used !== undefined && <> ({formatBytes(used)} of data)</>}: every dataset, zvol and snapshot, and the
-            NFS datastores and iSCSI LUNs they back. ESXi hosts lose those datastores.
+            iSCSI LUNs they back.
           </p>
           {datasets.isSuccess && children.length > 0 && (
             <div>
@@ -58,8 +58,10 @@ export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose:
           )}
           {datasets.isSuccess && children.length === 0 && <p className="muted">The pool holds no dataset yet.</p>}
           {exports.length > 0 && (
-            <div>
-              <p className="muted">NFS datastores the ESXi hosts lose:</p>
+            <div role="alert">
+              <p className="text-danger">
+                NFS still serves datastores from this pool: delete these exports first (ESXi hosts would lose them).
+              </p>
               <ul className="doomed-list" data-testid="doomed-exports">
                 {exports.map((e) => (
                   <li key={e.export_id}>
@@ -101,7 +103,7 @@ export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose:
           <CdsButton
             status="danger"
             onClick={confirm}
-            disabled={typed !== pool.name || destroy.isPending}
+            disabled={typed !== pool.name || exports.length > 0 || destroy.isPending}
             loadingState={destroy.isPending ? 'loading' : 'default'}
           >
             Destroy {pool.name}

@@ -7,16 +7,27 @@ import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { CreatePoolForm } from './CreatePoolForm';
 import { DestroyPoolModal } from './DestroyPoolModal';
+import { ImportPoolForm } from './ImportPoolForm';
 import { PoolCard } from './PoolCard';
 import { RefreshButton } from './RefreshButton';
 
 export function PoolsPage() {
   const pools = usePools();
   const [creating, setCreating] = useState(false);
+  const [importing, setImporting] = useState(false);
   const [doomed, setDoomed] = useState<PoolHealth | null>(null);
+  // One form at a time: creating and importing both end with a new pool card.
+  const startCreating = () => {
+    setImporting(false);
+    setCreating(true);
+  };
+  const startImporting = () => {
+    setCreating(false);
+    setImporting(true);
+  };
 
   const create = (
-    <CdsButton onClick={() => setCreating(true)} disabled={creating}>
+    <CdsButton onClick={startCreating} disabled={creating}>
       <CdsIcon shape="plus" /> Create pool
     </CdsButton>
   );
@@ -29,21 +40,25 @@ export function PoolsPage() {
         actions={
           <>
             <RefreshButton query={pools} />
+            <CdsButton action="outline" onClick={startImporting} disabled={importing}>
+              Import pool
+            </CdsButton>
             {create}
           </>
         }
       />
+      {importing && <ImportPoolForm onDone={() => setImporting(false)} />}
       {creating && <CreatePoolForm onDone={() => setCreating(false)} />}
       {pools.isPending && <Loading label="Reading the pools" />}
       {pools.isError && (
         <ErrorState title="Could not read the pools" error={pools.error} onRetry={() => void pools.refetch()} />
       )}
-      {pools.isSuccess && pools.data.length === 0 && !creating && (
+      {pools.isSuccess && pools.data.length === 0 && !creating && !importing && (
         <div className="empty-state">
           <CdsIcon shape="storage" size="xl" />
           <p cds-text="section">No pool yet — create one from free disks</p>
           <p cds-text="secondary">A pool combines SAN LUNs; an SSD can hold its write log (SLOG) and read cache (L2ARC).</p>
-          <CdsButton action="outline" onClick={() => setCreating(true)}>
+          <CdsButton action="outline" onClick={startCreating}>
             Create pool
           </CdsButton>
         </div>

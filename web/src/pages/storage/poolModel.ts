@@ -24,6 +24,12 @@ export function layoutOf(pool: PoolHealth): string {
   return kinds.size === 1 ? [...kinds][0]! : 'mixed';
 }
 
+/** The layout new LUNs should get: the pool's own (zpool refuses a mismatch), stripe when unclear. */
+export function growLayout(pool: PoolHealth): Layout {
+  const current = layoutOf(pool);
+  return LAYOUTS.find((l) => l.value === current)?.value ?? 'stripe';
+}
+
 /** The leaf devices (disks) of a pool in one role. */
 export function leaves(pool: PoolHealth, role: Role): Vdev[] {
   const parents = new Set(pool.vdevs.map((v) => v.parent).filter(Boolean));
@@ -69,6 +75,11 @@ function sameDisk(vdevPath: string, disk: Disk): boolean {
   );
 }
 
+/** The disk behind a vdev (its size, for a replacement), when the disk list still has it. */
+export function diskOfVdev(vdev: Vdev, disks: Disk[]): Disk | undefined {
+  return vdev.path ? disks.find((d) => sameDisk(vdev.path!, d)) : undefined;
+}
+
 /** Which pool (and role) a disk belongs to, when one of the imported pools uses it. */
 export function poolOfDisk(disk: Disk, pools: PoolHealth[]): DiskUser | null {
   for (const pool of pools) {
@@ -96,17 +107,30 @@ export type PoolErrors = Partial<Record<'name' | 'data' | 'log', string>>;
 const POOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,47}$/;
 const RESERVED = new Set(['mirror', 'raidz', 'raidz1', 'raidz2', 'raidz3', 'draid', 'spare', 'log', 'cache', 'special', 'dedup']);
 
+/** What is wrong with a pool name typed in (create, import), or undefined. */
+export function poolNameError(typed: string): string | undefined {
+  const name = typed.trim();
+  if (!name) return 'Enter a pool name.';
+  if (!POOL_NAME.test(name)) return 'Start with a letter, then letters, digits, _ or - (48 at most).';
+  if (RESERVED.has(name.toLowerCase()) || /^c[0-9]/.test(name)) return `"${name}" is a name ZFS reserves.`;
+  return undefined;
+}
+
+/** Whether `count` data LUNs make a vdev of `layout` (create, and growing a pool by one vdev). */
+export function layoutError(value: Layout, count: number): string | undefined {
+  const layout = LAYOUTS.find((l) => l.value === value)!;
+  if (count < layout.min) return `${layout.label} needs at least ${layout.min} data ${layout.min === 1 ? 'LUN' : 'LUNs'}.`;
+  if (value === 'mirror' && count % 2) return 'A mirror takes data LUNs in pairs: pick an even number.';
+  return undefined;
+}
+
 /** The form's own checks; the api checks again (and knows the devices). */
 export function validatePool(draft: PoolDraft): PoolErrors {
   const errors: PoolErrors = {};
-  const name = draft.name.trim();
-  if (!name) errors.name = 'Enter a pool name.';
-  else if (!POOL_NAME.test(name)) errors.name = 'Start with a letter, then letters, digits, _ or - (48 at most).';
-  else if (RESERVED.has(name.toLowerCase()) || /^c[0-9]/.test(name)) errors.name = `"${name}" is a name ZFS reserves.`;
-  const data = devicesOf(draft, 'data').length;
-  const layout = LAYOUTS.find((l) => l.value === draft.layout)!;
-  if (data < layout.min) errors.data = `${layout.label} needs at least ${layout.min} data ${layout.min === 1 ? 'LUN' : 'LUNs'}.`;
-  else if (draft.layout === 'mirror' && data % 2) errors.data = 'A mirror takes data LUNs in pairs: pick an even number.';
+  const name = poolNameError(draft.name);
+  if (name) errors.name = name;
+  const data = layoutError(draft.layout, devicesOf(draft, 'data').length);
+  if (data) errors.data = data;
   if (devicesOf(draft, 'log').length > 2) errors.log = 'A SLOG is one device, or two as a mirror.';
   return errors;
 }
