@@ -17,7 +17,7 @@ image-setup:
 
 # The build caches its stages under build/image/cache by their inputs' hash: unchanged inputs, no rebuild.
 # The web assets and the locked runtime dependencies go into the image (appliance/image/payload.py).
-image: web
+image: web .venv/.synced
 	$(IMAGE_PYTHON) -m appliance.image.build $(if $(IMAGE_VERSION),--version $(IMAGE_VERSION))
 
 # --one-file-system: never descend into a chroot mount (/proc, /dev) left by an interrupted build.
