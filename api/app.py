@@ -9,17 +9,19 @@ from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 
-from api import db, errors, health
+from api import db, errors, health, web_assets
 from api.appliance import routes as appliance_routes
 from api.appliance import service as appliance_service
 from api.auth import routes as auth_routes
 from api.auth import service as auth_service
 from api.auth.throttle import LoginThrottle
+from api.certificate import routes as certificate_routes
 from api.deployments import routes as deployment_routes
 from api.deployments import service as deployment_service
 from api.deps import require_principal
 from api.exports import routes as export_routes
 from api.exports import service as export_service
+from api.fleet import routes as fleet_routes
 from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
 from api.metrics import routes as metric_routes
@@ -28,6 +30,7 @@ from api.secretbox import SecretBox
 from api.settings import Settings
 from api.storage import routes as storage_routes
 from api.tuning import routes as tuning_routes
+from api.users import routes as user_routes
 from api.vcenters import routes as vcenter_routes
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
@@ -99,7 +102,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(iscsi_routes.router, dependencies=guarded)
     app.include_router(tuning_routes.router, dependencies=guarded)
     app.include_router(deployment_routes.router, dependencies=guarded)
+    app.include_router(fleet_routes.router, dependencies=guarded)
     app.include_router(job_routes.router, dependencies=guarded)
+    app.include_router(user_routes.router, dependencies=guarded)
+    app.include_router(certificate_routes.router, dependencies=guarded)
 
     @app.get("/api/openapi.json", include_in_schema=False, dependencies=guarded)
     def openapi() -> dict[str, Any]:
@@ -124,12 +130,12 @@ def _serve_web(app: FastAPI, dist: Path) -> None:
     index = root / "index.html"
 
     @app.get("/{path:path}", include_in_schema=False)
-    def web(path: str) -> Response:
+    def web(path: str, request: Request) -> Response:
         if path.startswith("api/"):
             return Response(
                 '{"detail":"Not Found","code":"not_found","field":null}', 404, media_type="application/json"
             )
         target = (root / path).resolve()
         if path and target.is_file() and target.is_relative_to(root):
-            return FileResponse(target)
+            return web_assets.response(target, request.headers.get("accept-encoding", ""))
         return FileResponse(index)

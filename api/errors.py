@@ -55,6 +55,10 @@ class TooManyAttempts(ApiError):
     pass
 
 
+class InvalidInput(ApiError):
+    """Well-formed input the api refuses (a wrong current password, a certificate that does not fit)."""
+
+
 # The one table: error class → (HTTP status, stable code). First match in MRO order wins.
 ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     NotFound: (404, "not_found"),
@@ -63,6 +67,7 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     InvalidCredentials: (401, "invalid_credentials"),
     CsrfRejected: (403, "csrf_rejected"),
     TooManyAttempts: (429, "too_many_attempts"),
+    InvalidInput: (422, "invalid_input"),
     vc.AuthenticationFailed: (422, "vcenter_auth_failed"),
     vc.Unreachable: (422, "vcenter_unreachable"),
     vc.VCenterTimeout: (422, "vcenter_timeout"),

@@ -51,7 +51,7 @@ def list_all(db: Session) -> list[Deployment]:
 SECRET_FIELDS: dict[str, Any] = {"fleet": {"admin_password"}, "horizon": {"password"}}
 
 
-def _secrets(row: Deployment, box: SecretBox) -> dict[str, str]:
+def secrets_of(row: Deployment, box: SecretBox) -> dict[str, str]:
     """The plan's sealed secrets; a row sealed before Horizon holds the admin password alone."""
     if not row.secrets_sealed:
         return {}
@@ -71,7 +71,7 @@ def _store(row: Deployment, plan: DeploymentPlan, box: SecretBox) -> None:
         "horizon_password": plan.horizon.password if plan.horizon else None,
     }
     if any(v is not None for v in given.values()):  # a secret left out of an update stays as it was
-        kept = _secrets(row, box)
+        kept = secrets_of(row, box)
         kept.update({k: v.get_secret_value() for k, v in given.items() if v is not None})
         row.secrets_sealed = box.seal(json.dumps(kept))
     row.plan_json = plan.model_dump_json(exclude=SECRET_FIELDS)
@@ -109,7 +109,7 @@ def delete(db: Session, deployment_id: int) -> None:
     db.commit()
 
 
-def _login(db: Session, box: SecretBox, row: Deployment, timeout: float) -> Callable[[], Any]:
+def vcenter_login(db: Session, box: SecretBox, row: Deployment, timeout: float) -> Callable[[], Any]:
     vc = vcenters.get(db, row.vcenter_id)
     return functools.partial(
         session.login, vc.host, vc.port, vc.username, box.open(vc.password_sealed),
@@ -119,7 +119,7 @@ def _login(db: Session, box: SecretBox, row: Deployment, timeout: float) -> Call
 
 def plan(db: Session, box: SecretBox, deployment_id: int, timeout: float) -> PlanOut:
     row = get(db, deployment_id)
-    si = _login(db, box, row, timeout)()
+    si = vcenter_login(db, box, row, timeout)()
     try:
         adopting = jobs.clone_tasks(db, row.id)
         changes = provisioning.plan(si, DeploymentPlan.model_validate_json(row.plan_json), adopting)
@@ -142,9 +142,9 @@ def execute(
     """Run one apply or destroy for the job runner (api.jobs.runner.Execute)."""
     with factory() as db:
         row = get(db, deployment_id)
-        login = _login(db, box, row, timeout)
+        login = vcenter_login(db, box, row, timeout)
         deployment = DeploymentPlan.model_validate_json(row.plan_json)
-        secrets = _secrets(row, box)
+        secrets = secrets_of(row, box)
         adopt = jobs.clone_tasks(db, deployment_id)
     opts = options()
     opts.adopt = adopt

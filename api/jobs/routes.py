@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, status
+from fastapi import APIRouter, Header, Query, Request, status
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from api.deps import Db
 from api.errors import Conflict, ErrorBody
-from api.jobs import service
+from api.jobs import service, stream
 from api.jobs.runner import runner_of
 from api.jobs.schemas import JobEventOut, JobOut
 
@@ -38,6 +40,37 @@ def job_events(
 ) -> list[JobEventOut]:
     """Progress events (per object), oldest first."""
     return service.events(db, job_id, after, limit)
+
+
+@router.get(
+    "/{job_id}/stream",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            "description": "Server-sent events: `job` (JobOut) on every change, `progress` (JobEventOut, "
+            "`id:` its event id) per event, `end` (JobOut) when the job has finished",
+        },
+        **NOT_FOUND,
+    },
+)
+async def job_stream(
+    job_id: int,
+    request: Request,
+    after: Annotated[int, Query(ge=0, description="Only events with a larger id")] = 0,
+    last_event_id: Annotated[
+        str | None, Header(description="Sent by a reconnecting browser: resume after this event")
+    ] = None,
+) -> StreamingResponse:
+    """Follow a job live: its state and its progress events as they happen, until it finishes."""
+    factory = request.app.state.sessionmaker
+    start = stream.last_event_id(last_event_id, after)
+    await run_in_threadpool(stream.read, factory, job_id, start)  # 404 before the stream starts
+    return StreamingResponse(
+        stream.events(factory, job_id, start),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
 @router.post("/{job_id}/cancel", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT})

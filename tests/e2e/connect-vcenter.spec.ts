@@ -24,8 +24,12 @@ test('log in, refuse a wrong vCenter password, connect vcsim and see its invento
     await expect(page.getByTestId('signed-in-user')).toHaveText(env('ARCVSA_ADMIN_USER'));
   });
 
+  // The wizard's first step connects a vCenter (the form shows when none is saved yet, or on "Add").
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy' }).click();
-  await expect(page.getByRole('heading', { name: 'Connect to vCenter' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: '1. vCenter' })).toBeVisible();
+  const add = page.getByRole('button', { name: /^Add a vCenter/ });
+  if (await add.isVisible()) await add.click();
+  await expect(page.getByRole('heading', { name: 'Add a vCenter' })).toBeVisible();
 
   await test.step('empty fields are refused before anything is sent', async () => {
     await page.getByRole('button', { name: 'Connect' }).click();
@@ -64,15 +68,18 @@ test('log in, refuse a wrong vCenter password, connect vcsim and see its invento
     expect(((await saved.json()) as { name: string }[]).map((vc) => vc.name)).not.toContain(vcName);
   });
 
-  await test.step('the right password connects and opens the inventory', async () => {
+  await test.step('the right password connects, the wizard chooses it, and its inventory opens', async () => {
     await password.fill(env('VCSIM_PASSWORD'));
     await page.getByRole('button', { name: 'Connect' }).click();
     // The thumbprint accepted a moment ago is remembered; should the form ask again, accept again.
     const accept = page.getByRole('button', { name: 'Accept and connect' });
-    const inventory = page.getByRole('heading', { name: vcName, level: 1 });
-    await expect(accept.or(inventory)).toBeVisible({ timeout: 60_000 });
+    const chosen = page.getByTestId('vcenter-option').filter({ hasText: vcName }).getByRole('radio');
+    await expect(accept.or(chosen)).toBeVisible({ timeout: 60_000 });
     if (await accept.isVisible()) await accept.click();
-    await expect(inventory).toBeVisible({ timeout: 60_000 });
+    await expect(chosen).toBeChecked({ timeout: 60_000 });
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'vCenters' }).click();
+    await page.getByRole('link', { name: vcName, exact: true }).click();
+    await expect(page.getByRole('heading', { name: vcName, level: 1 })).toBeVisible({ timeout: 60_000 });
   });
 
   await test.step('the cluster and its 4 hosts are in the inventory', async () => {

@@ -63,3 +63,193 @@ def test_storage_pages_without_an_appliance(tmp_path: Path, capsys: pytest.Captu
     # The lab mode runs from make lab-test against the appliance (tests/e2e/README.md).
     code = _playwright("storage.spec.ts", tmp_path, capsys, {"ARCVSA_STORAGE_LAB": "0"})
     assert code == 0, "the Playwright storage pages failed (their output is above)"
+
+
+def test_wizard_steps_1_to_4(vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """wizard_steps.spec.ts: the wizard's vCenter, placement, back end and pool type steps against vcsim."""
+    vc = {
+        "VCSIM_HOST": vcsim.host,
+        "VCSIM_PORT": str(vcsim.port),
+        "VCSIM_USER": vcsim.username,
+        "VCSIM_PASSWORD": vcsim.password,
+        "VCSIM_THUMBPRINT": vcsim.thumbprint_sha256,
+    }
+    code = _playwright("wizard_steps.spec.ts", tmp_path, capsys, vc)
+    assert code == 0, "the Playwright wizard steps failed (their output is above)"
+
+
+def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pools.spec.ts on a vcsim of its own: a 3-desktop pool stored and applied through the api first."""
+    import ssl
+    import time
+
+    import httpx
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import Encoding
+    from pyVmomi import vim
+
+    from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, GOLDEN_SNAPSHOT, GOLDEN_VM, Vcsim, wait_for_task
+    from provisioning.certificate import thumbprint_sha256
+    from provisioning.session import connect
+
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    npx = shutil.which("npx")
+    assert npx, "npx is missing"
+    new_snapshot = "v2"
+    with Vcsim() as sim, ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as server:
+        with connect(
+            sim.host, sim.port, sim.username, sim.password, thumbprint_sha256=sim.thumbprint_sha256
+        ) as si:
+            index = si.RetrieveContent().searchIndex
+            assert index is not None
+            golden = index.FindByInventoryPath(f"{DATACENTER}/vm/{GOLDEN_VM}")
+            assert isinstance(golden, vim.VirtualMachine)
+            wait_for_task(si, golden.CreateSnapshot_Task(name=new_snapshot, memory=False, quiesce=False), 30)
+        ctx = ssl.create_default_context(cafile=str(server.data_dir / "tls.crt"))
+        with httpx.Client(base_url=server.url, verify=ctx, timeout=60) as api:
+            token = api.post("/api/auth/token", json={"username": "admin", "password": PASSWORD})
+            api.headers["Authorization"] = f"Bearer {token.json()['token']}"
+            vc = {"name": "lab-vc", "host": sim.host, "port": sim.port, "username": sim.username,
+                  "password": sim.password, "thumbprint_sha256": sim.thumbprint_sha256}  # fmt: skip
+            vcenter = api.post("/api/vcenters", json=vc)
+            assert vcenter.status_code == 201, vcenter.text
+            pool = {"name": "pool-e2e", "count": 3, "naming": "e2e-##", "folder": "e2e", "golden_vm": GOLDEN_VM,
+                    "snapshot": GOLDEN_SNAPSHOT, "datastore": DATASTORES[0], "memory_mb": 256, "vcpus": 1}  # fmt: skip
+            plan = {"name": "e2e-pools", "datacenter": DATACENTER, "cluster": CLUSTER, "pool": pool}
+            made = api.post("/api/deployments", json={"vcenter_id": vcenter.json()["id"], "plan": plan})
+            assert made.status_code == 201, made.text
+            job = api.post(f"/api/deployments/{made.json()['id']}/apply").json()
+            deadline = time.monotonic() + 60
+            while job["state"] not in ("succeeded", "failed", "cancelled") and time.monotonic() < deadline:
+                time.sleep(0.2)
+                job = api.get(f"/api/jobs/{job['id']}").json()
+            assert job["state"] == "succeeded", job
+            # A fleet, stored only: the api itself stands in for one appliance, nothing answers for the other.
+            cert = x509.load_pem_x509_certificate((server.data_dir / "tls.crt").read_bytes())
+            appliances = [
+                {"host": "DC0_C0_H0", "name": "vsa-e2e-0", "api_endpoint": f"127.0.0.1:{server.port}",
+                 "api_thumbprint_sha256": thumbprint_sha256(cert.public_bytes(Encoding.DER))},
+                {"host": "DC0_C0_H1", "name": "vsa-e2e-1", "api_endpoint": "127.0.0.1:9",
+                 "api_thumbprint_sha256": "AB" * 32},
+            ]  # fmt: skip
+            fleet = {"ova_path": "arcvsa.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                     "admin_password": PASSWORD, "appliances": appliances}  # fmt: skip
+            nfs = {"name": "arcvsa-nfs", "server": "192.0.2.21", "path": "/tank/vdi"}
+            plan = {"name": "e2e-fleet", "datacenter": DATACENTER, "cluster": CLUSTER, "fleet": fleet}
+            plan["nfs"] = nfs
+            made = api.post("/api/deployments", json={"vcenter_id": vcenter.json()["id"], "plan": plan})
+            assert made.status_code == 201, made.text
+        env = {
+            **os.environ,
+            "ARCVSA_URL": server.url,
+            "ARCVSA_ADMIN_USER": "admin",
+            "ARCVSA_ADMIN_PASSWORD": PASSWORD,
+            "ARCVSA_POOL": "pool-e2e",
+            "ARCVSA_GOLDEN_VM": GOLDEN_VM,
+            "ARCVSA_NEW_SNAPSHOT": new_snapshot,
+        }
+        output = WEB / "test-results" / "pools"
+        with capsys.disabled():
+            spec = ["pools.spec.ts", "--reporter=list", f"--output={output}"]
+            argv = [npx, "--no-install", "playwright", "test", *spec]
+            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
+    assert run.returncode == 0, "the Playwright pools journey failed (its output is above)"
+
+
+def test_wizard_deploys_recomposes_and_deletes_a_20_desktop_pool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """wizard.spec.ts: the whole wizard on a vcsim of its own deploys 4 appliances, their NFS datastore and
+    a 20-desktop pool; then the pool is recomposed onto a newer snapshot and deleted.
+
+    vcsim runs no guests: each appliance's api is the real arcvsa app served from this process on a strict
+    replay of the lab VM's recording 'fleet' (tests/support/appliance_server.py), reached through the Back
+    end step's per-host "Api address" (ApplianceSpec.api_endpoint).
+    """
+    from fixtures.appliance import fleet_flows
+    from pyVmomi import vim
+    from support.appliance_server import replayed_appliances
+    from support.ova import make_ova
+    from support.provisioning import NFS
+
+    from lab.vcsim import DATACENTER, GOLDEN_VM, Vcsim, wait_for_task
+    from provisioning.session import connect
+
+    new_snapshot = "patched"
+    with Vcsim() as sim:
+        assert sim.workdir is not None
+        (sim.workdir / NFS).mkdir()  # vcsim backs the NFS datastore with this directory
+        with connect(
+            sim.host, sim.port, sim.username, sim.password, thumbprint_sha256=sim.thumbprint_sha256
+        ) as si:
+            index = si.RetrieveContent().searchIndex
+            assert index is not None
+            golden = index.FindByInventoryPath(f"{DATACENTER}/vm/{GOLDEN_VM}")
+            assert isinstance(golden, vim.VirtualMachine)
+            wait_for_task(si, golden.CreateSnapshot_Task(name=new_snapshot, memory=False, quiesce=False), 30)
+        ova = make_ova(tmp_path)
+        with replayed_appliances(tmp_path / "appliances", 4, "fleet", fleet_flows.PASSWORD) as apis:
+            env = {
+                "VCSIM_HOST": sim.host,
+                "VCSIM_PORT": str(sim.port),
+                "VCSIM_USER": sim.username,
+                "VCSIM_PASSWORD": sim.password,
+                "VCSIM_THUMBPRINT": sim.thumbprint_sha256,
+                "ARCVSA_E2E_OVA": str(ova),
+                "ARCVSA_E2E_ENDPOINTS": ",".join(s.endpoint for s, _ in apis),
+                "ARCVSA_E2E_APPLIANCE_PASSWORD": fleet_flows.PASSWORD,
+                "ARCVSA_E2E_GUEST_PATHS": ",".join(fleet_flows.LUNS),
+                "ARCVSA_E2E_NFS": NFS,
+                "ARCVSA_GOLDEN_VM": GOLDEN_VM,
+                "ARCVSA_NEW_SNAPSHOT": new_snapshot,
+            }
+            code = _playwright("wizard.spec.ts", tmp_path, capsys, env)
+    assert code == 0, "the Playwright wizard journey failed (its output is above)"
+
+
+def test_every_page_has_no_critical_accessibility_violation(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """a11y.spec.ts: axe-core on every page (the inventory and every wizard step with vcsim connected)."""
+    vc = {
+        "VCSIM_HOST": vcsim.host,
+        "VCSIM_PORT": str(vcsim.port),
+        "VCSIM_USER": vcsim.username,
+        "VCSIM_PASSWORD": vcsim.password,
+        "VCSIM_THUMBPRINT": vcsim.thumbprint_sha256,
+    }
+    code = _playwright("a11y.spec.ts", tmp_path, capsys, vc)
+    assert code == 0, "axe-core found critical accessibility violations (listed above)"
+
+
+def test_settings_users_passwords_and_certificate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """settings.spec.ts: users and passwords, and a certificate made here uploaded through the page."""
+    import datetime as dt
+
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+    from cryptography.x509 import load_pem_x509_certificate
+
+    from appliance.firstboot.tls import self_signed
+
+    cert_pem, key_pem = self_signed("arcvsa-e2e.example", None, dt.datetime.now(dt.UTC))
+    other = ec.generate_private_key(ec.SECP256R1())
+    files = {"cert.pem": cert_pem, "key.pem": key_pem}
+    files["other-key.pem"] = other.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    pem_dir = tmp_path / "pem"
+    pem_dir.mkdir()
+    for name, data in files.items():
+        (pem_dir / name).write_bytes(data)
+    digest = load_pem_x509_certificate(cert_pem).fingerprint(hashes.SHA256()).hex().upper()
+    extra = {
+        "ARCVSA_E2E_CERT": str(pem_dir / "cert.pem"),
+        "ARCVSA_E2E_KEY": str(pem_dir / "key.pem"),
+        "ARCVSA_E2E_OTHER_KEY": str(pem_dir / "other-key.pem"),
+        "ARCVSA_E2E_THUMBPRINT": ":".join(digest[i : i + 2] for i in range(0, 64, 2)),
+    }
+    code = _playwright("settings.spec.ts", tmp_path, capsys, extra)
+    assert code == 0, "the Playwright settings journey failed (its output is above)"

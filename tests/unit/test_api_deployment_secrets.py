@@ -36,11 +36,11 @@ def test_secrets_are_sealed_apart_kept_across_edits_and_old_rows_still_open(tmp_
         row, plan(fleet={**FLEET, "admin_password": "adm-secret"}, pool=POOL, horizon=horizon), box
     )
     assert "secret" not in row.plan_json
-    assert service._secrets(row, box) == {"admin_password": "adm-secret", "horizon_password": "hz-secret"}
+    assert service.secrets_of(row, box) == {"admin_password": "adm-secret", "horizon_password": "hz-secret"}
     service._store(row, plan(fleet=FLEET, pool=POOL, horizon={**horizon, "password": None}), box)
-    assert service._secrets(row, box)["horizon_password"] == "hz-secret", "an edit without it keeps it"
+    assert service.secrets_of(row, box)["horizon_password"] == "hz-secret", "an edit without it keeps it"
     row.secrets_sealed = box.seal("plain-old-password")  # sealed before there were two secrets
-    assert service._secrets(row, box) == {"admin_password": "plain-old-password"}
+    assert service.secrets_of(row, box) == {"admin_password": "plain-old-password"}
 
 
 def test_an_edit_without_thumbprints_keeps_the_pins_of_the_same_endpoints() -> None:

@@ -156,6 +156,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{deployment_id}/appliances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deployment Appliances
+         * @description Each appliance's health, version and pool state, asked of its own api (pinned TLS), each within
+         *     a few seconds so that one dead appliance does not hold up the others.
+         */
+        get: operations["deployment_appliances_api_deployments__deployment_id__appliances_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{deployment_id}/apply": {
         parameters: {
             query?: never;
@@ -190,6 +211,26 @@ export interface paths {
          * @description Start a job that removes every object this deployment made, and nothing else.
          */
         post: operations["destroy_deployment_api_deployments__deployment_id__destroy_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deployment Inventory
+         * @description Its desktops in vCenter against the plan, and every object destroy would remove. Changes nothing.
+         */
+        get: operations["deployment_inventory_api_deployments__deployment_id__inventory_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -330,6 +371,70 @@ export interface paths {
          * @description Run a failed or cancelled job again: it does only what is still missing.
          */
         post: operations["resume_job_api_jobs__job_id__resume_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/jobs/{job_id}/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Job Stream
+         * @description Follow a job live: its state and its progress events as they happen, until it finishes.
+         */
+        get: operations["job_stream_api_jobs__job_id__stream_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/tls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tls State
+         * @description The certificate the api serves (or will serve after its restart, when restart_needed).
+         */
+        get: operations["tls_state_api_settings_tls_get"];
+        /**
+         * Install Certificate
+         * @description Check, then install the certificate chain and key; the api serves them after its next restart.
+         */
+        put: operations["install_certificate_api_settings_tls_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/tls/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check Certificate
+         * @description Check a certificate chain and key without installing them: what the certificate says about itself.
+         */
+        post: operations["check_certificate_api_settings_tls_check_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -907,6 +1012,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Users
+         * @description Every administrator (passwords are never returned).
+         */
+        get: operations["list_users_api_users_get"];
+        put?: never;
+        /**
+         * Create User
+         * @description Add an administrator.
+         */
+        post: operations["create_user_api_users_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete User
+         * @description Delete an administrator and end their sessions (never yourself, never the last one).
+         */
+        delete: operations["delete_user_api_users__user_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{user_id}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change Password
+         * @description Set a user's password; your own needs the current one. The user's other sessions end.
+         */
+        put: operations["change_password_api_users__user_id__password_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/vcenters": {
         parameters: {
             query?: never;
@@ -1143,6 +1312,57 @@ export interface components {
             };
         };
         /**
+         * ApplianceStatus
+         * @description One appliance of the fleet as its own api reports it (read through the pinned certificate).
+         */
+        ApplianceStatus: {
+            /**
+             * Address
+             * @description host:port of its api; none when the plan names none
+             */
+            address: string | null;
+            /**
+             * Alerts
+             * @description What needs a look, in words
+             */
+            alerts: string[];
+            /**
+             * Healthy
+             * @description Reachable, healthy, pools ONLINE without errors
+             */
+            healthy: boolean;
+            /**
+             * Host
+             * @description ESXi host it runs on
+             */
+            host: string;
+            /**
+             * Name
+             * @description Appliance VM name
+             */
+            name: string;
+            /**
+             * Pools
+             * @description Its pools (the plan's pool when the plan has an NFS datastore); none when not read
+             */
+            pools: components["schemas"]["PoolStatus"][] | null;
+            /**
+             * Reachable
+             * @description Whether its api answered /api/health
+             */
+            reachable: boolean;
+            /**
+             * Seconds
+             * @description How long asking it took
+             */
+            seconds: number;
+            /**
+             * Version
+             * @description arcvsa version its api reports
+             */
+            version: string | null;
+        };
+        /**
          * Applied
          * @description What apply() did.
          */
@@ -1189,6 +1409,66 @@ export interface components {
             openzfs: string;
             /** Version */
             version: string;
+        };
+        /** CertificateFacts */
+        CertificateFacts: {
+            /**
+             * Chain Length
+             * @description Certificates in the chain, the server certificate included
+             */
+            chain_length: number;
+            /**
+             * Host Names
+             * @description This appliance's own host names
+             */
+            host_names: string[];
+            /**
+             * Issuer
+             * @description Issuer of the server certificate (RFC 4514)
+             */
+            issuer: string;
+            /**
+             * Key
+             * @description Key type and size, e.g. 'EC P-256' or 'RSA 2048'
+             */
+            key: string;
+            /**
+             * Matches Host
+             * @description Whether a DNS name among the SANs covers one of host_names
+             */
+            matches_host: boolean;
+            /**
+             * Not After
+             * Format: date-time
+             * @description Valid until
+             */
+            not_after: string;
+            /**
+             * Not Before
+             * Format: date-time
+             * @description Valid from
+             */
+            not_before: string;
+            /**
+             * Sans
+             * @description Subject alternative names: DNS names and IP addresses
+             */
+            sans: string[];
+            /**
+             * Self Signed
+             * @description Issued by itself rather than by a certificate authority
+             */
+            self_signed: boolean;
+            /**
+             * Subject
+             * @description Subject of the server certificate (RFC 4514)
+             */
+            subject: string;
+            /**
+             * Thumbprint Sha256
+             * @description SHA-256 of the DER certificate, upper-case hex pairs
+             */
+            thumbprint_sha256: string;
         };
         /**
          * CertificateInfo
@@ -1564,6 +1844,42 @@ export interface components {
              * @description The vCenter connection to deploy through
              */
             vcenter_id: number;
+        };
+        /**
+         * DeploymentInventory
+         * @description The deployment's desktops in vCenter against its plan, and what destroy would remove.
+         */
+        DeploymentInventory: {
+            /**
+             * Current
+             * @description Of those, the ones cloned from the plan's golden@snapshot
+             */
+            current: number;
+            /**
+             * Desktops
+             * @description Every desktop the deployment owns, planned or not
+             */
+            desktops: components["schemas"]["OwnedDesktop"][];
+            /**
+             * Planned
+             * @description Desktops the plan asks for (0 without a pool)
+             */
+            planned: number;
+            /**
+             * Powered On
+             * @description Of those, the ones powered on
+             */
+            powered_on: number;
+            /**
+             * Present
+             * @description Planned desktops that exist and are this deployment's
+             */
+            present: number;
+            /**
+             * Teardown
+             * @description Every object destroy would remove, in its order
+             */
+            teardown: components["schemas"]["Action"][];
         };
         /** DeploymentOut */
         DeploymentOut: {
@@ -2555,6 +2871,24 @@ export interface components {
              */
             exports: components["schemas"]["ExportView"][];
         };
+        /** OwnedDesktop */
+        OwnedDesktop: {
+            /**
+             * Name
+             * @description Desktop VM name
+             */
+            name: string;
+            /**
+             * Power State
+             * @description 'poweredOn', 'poweredOff' or 'suspended'
+             */
+            power_state: string;
+            /**
+             * Source
+             * @description 'golden@snapshot' it was cloned from, as recorded on it
+             */
+            source: string | null;
+        };
         /**
          * Parameter
          * @description A ZFS module parameter arcvsa tunes.
@@ -2588,6 +2922,19 @@ export interface components {
             params: {
                 [key: string]: number;
             };
+        };
+        /** PasswordChange */
+        PasswordChange: {
+            /**
+             * Current Password
+             * @description Required when changing your own password
+             */
+            current_password?: string | null;
+            /**
+             * New Password
+             * @description 8 to 128 characters
+             */
+            new_password: string;
         };
         /**
          * Plan
@@ -2838,6 +3185,29 @@ export interface components {
              * @default 2
              */
             vcpus: number;
+        };
+        /** PoolStatus */
+        PoolStatus: {
+            /**
+             * Data Errors
+             * @description Files with permanent errors
+             */
+            data_errors: number;
+            /**
+             * Device Errors
+             * @description Read, write and checksum errors of its devices
+             */
+            device_errors: number;
+            /**
+             * Name
+             * @description ZFS pool name
+             */
+            name: string;
+            /**
+             * State
+             * @description ONLINE, DEGRADED, FAULTED ... or MISSING when the appliance has no such pool
+             */
+            state: string;
         };
         /**
          * PoolType
@@ -3127,6 +3497,29 @@ export interface components {
              */
             ok: boolean;
         };
+        /** TlsState */
+        TlsState: {
+            /** @description The installed certificate; none before first start */
+            certificate: components["schemas"]["CertificateFacts"] | null;
+            /**
+             * Restart Needed
+             * @description A certificate was installed since the api started: it serves it after its next restart
+             */
+            restart_needed: boolean;
+        };
+        /** TlsUpload */
+        TlsUpload: {
+            /**
+             * Certificate
+             * @description PEM certificate chain: the server certificate first, then each issuer
+             */
+            certificate: string;
+            /**
+             * Private Key
+             * @description PEM private key of the server certificate, unencrypted
+             */
+            private_key: string;
+        };
         /** TokenResult */
         TokenResult: {
             /**
@@ -3140,6 +3533,43 @@ export interface components {
              * @description Bearer token for scripts: send it as 'Authorization: Bearer <token>'
              */
             token: string;
+        };
+        /** UserCreate */
+        UserCreate: {
+            /**
+             * Password
+             * @description 8 to 128 characters
+             */
+            password: string;
+            /**
+             * Username
+             * @description Login name: letters, digits, '.', '_' or '-'
+             */
+            username: string;
+        };
+        /** UserView */
+        UserView: {
+            /**
+             * Created At
+             * Format: date-time
+             * @description When the user was added
+             */
+            created_at: string;
+            /**
+             * Id
+             * @description User id
+             */
+            id: number;
+            /**
+             * Username
+             * @description Login name
+             */
+            username: string;
+            /**
+             * You
+             * @description Whether this is the user making the request
+             */
+            you: boolean;
         };
         /** VCenterCreate */
         VCenterCreate: {
@@ -3908,6 +4338,46 @@ export interface operations {
             };
         };
     };
+    deployment_appliances_api_deployments__deployment_id__appliances_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApplianceStatus"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     apply_deployment_api_deployments__deployment_id__apply_post: {
         parameters: {
             query?: never;
@@ -3988,6 +4458,46 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deployment_inventory_api_deployments__deployment_id__inventory_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentInventory"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4285,6 +4795,138 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    job_stream_api_jobs__job_id__stream_get: {
+        parameters: {
+            query?: {
+                /** @description Only events with a larger id */
+                after?: number;
+            };
+            header?: {
+                /** @description Sent by a reconnecting browser: resume after this event */
+                "last-event-id"?: string | null;
+            };
+            path: {
+                job_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-sent events: `job` (JobOut) on every change, `progress` (JobEventOut, `id:` its event id) per event, `end` (JobOut) when the job has finished */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    tls_state_api_settings_tls_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TlsState"];
+                };
+            };
+        };
+    };
+    install_certificate_api_settings_tls_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TlsUpload"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TlsState"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    check_certificate_api_settings_tls_check_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TlsUpload"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CertificateFacts"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6720,6 +7362,186 @@ export interface operations {
             };
             /** @description Gateway Timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_users_api_users_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"][];
+                };
+            };
+        };
+    };
+    create_user_api_users_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_user_api_users__user_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    change_password_api_users__user_id__password_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

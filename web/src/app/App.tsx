@@ -1,20 +1,32 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { ApiError } from '../api/errors';
-import { LoginPage } from '../pages/login/LoginPage';
-import { VCentersPage } from '../pages/vcenters/VCentersPage';
-import { DeployPage } from '../pages/deploy/DeployPage';
-import { InventoryPage } from '../pages/inventory/InventoryPage';
-import { DatasetsPage } from '../pages/storage/DatasetsPage';
-import { DisksPage } from '../pages/storage/DisksPage';
-import { ExportsPage } from '../pages/storage/ExportsPage';
-import { IscsiPage } from '../pages/storage/IscsiPage';
-import { PoolsPage } from '../pages/storage/PoolsPage';
-import { StorageDashboardPage } from '../pages/storage/StorageDashboardPage';
-import { TuningPage } from '../pages/storage/TuningPage';
 import { AppShell } from './AppShell';
 import { RequireAuth } from './RequireAuth';
 import { SessionWatcher } from './SessionWatcher';
+import { PageOutlet } from './PageOutlet';
+import {
+  AppliancesPage,
+  DatasetsPage,
+  DesktopPoolsPage,
+  DisksPage,
+  ExportsPage,
+  InventoryPage,
+  IscsiPage,
+  LoginPage,
+  PoolsPage,
+  SettingsPage,
+  StorageDashboardPage,
+  TuningPage,
+  VCentersPage,
+  WizardPage,
+  preloadPage,
+} from './pages';
+import { Loading } from '../components/Loading';
+
+// The page's chunk loads alongside the session check rather than after it.
+preloadPage(window.location.pathname);
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -33,7 +45,14 @@ export function App() {
       <BrowserRouter>
         <SessionWatcher />
         <Routes>
-          <Route path="/login" element={<LoginPage />} />
+          <Route
+            path="/login"
+            element={
+              <Suspense fallback={<Loading label="Loading" fullPage />}>
+                <LoginPage />
+              </Suspense>
+            }
+          />
           <Route
             element={
               <RequireAuth>
@@ -41,17 +60,23 @@ export function App() {
               </RequireAuth>
             }
           >
-            <Route index element={<Navigate to="/vcenters" replace />} />
-            <Route path="/vcenters" element={<VCentersPage />} />
-            <Route path="/vcenters/:id/inventory" element={<InventoryPage />} />
-            <Route path="/deploy" element={<DeployPage />} />
-            <Route path="/storage" element={<StorageDashboardPage />} />
-            <Route path="/storage/disks" element={<DisksPage />} />
-            <Route path="/storage/pools" element={<PoolsPage />} />
-            <Route path="/storage/datasets" element={<DatasetsPage />} />
-            <Route path="/storage/exports" element={<ExportsPage />} />
-            <Route path="/storage/iscsi" element={<IscsiPage />} />
-            <Route path="/storage/tuning" element={<TuningPage />} />
+            <Route element={<PageOutlet />}>
+              <Route index element={<Navigate to="/vcenters" replace />} />
+              <Route path="/vcenters" element={<VCentersPage />} />
+              <Route path="/vcenters/:id/inventory" element={<InventoryPage />} />
+              <Route path="/deploy" element={<WizardPage />} />
+              <Route path="/deploy/:step" element={<WizardPage />} />
+              <Route path="/pools" element={<DesktopPoolsPage />} />
+              <Route path="/appliances" element={<AppliancesPage />} />
+              <Route path="/settings" element={<SettingsPage />} />
+              <Route path="/storage" element={<StorageDashboardPage />} />
+              <Route path="/storage/disks" element={<DisksPage />} />
+              <Route path="/storage/pools" element={<PoolsPage />} />
+              <Route path="/storage/datasets" element={<DatasetsPage />} />
+              <Route path="/storage/exports" element={<ExportsPage />} />
+              <Route path="/storage/iscsi" element={<IscsiPage />} />
+              <Route path="/storage/tuning" element={<TuningPage />} />
+            </Route>
             <Route path="*" element={<Navigate to="/vcenters" replace />} />
           </Route>
         </Routes>

@@ -4,6 +4,9 @@ import { NavLink } from 'react-router';
 const items = [
   { to: '/vcenters', label: 'vCenters', icon: 'vmw-app' },
   { to: '/deploy', label: 'Deploy', icon: 'deploy' },
+  { to: '/pools', label: 'Desktop pools', icon: 'vm' },
+  { to: '/appliances', label: 'Appliances', icon: 'cluster' },
+  { to: '/settings', label: 'Settings', icon: 'cog' },
 ] as const;
 
 // The appliance's own storage; /storage is its dashboard (matched exactly, not for every storage page).

@@ -21,7 +21,6 @@ interface Props {
 /** A labelled Clarity select with its error (or hint) under it, like TextField. */
 export function SelectField({ label, name, value, options, onChange, error, hint, disabled }: Props) {
   const id = useId();
-  const messageId = `${id}-message`;
   const message = error ?? hint;
   return (
     <CdsSelect layout="vertical" status={error ? 'error' : 'neutral'} className="field" data-field={name}>
@@ -32,7 +31,6 @@ export function SelectField({ label, name, value, options, onChange, error, hint
         value={value}
         onChange={(event) => onChange(event.target.value)}
         aria-invalid={error ? true : undefined}
-        aria-describedby={message ? messageId : undefined}
         disabled={disabled}
       >
         {options.map((o) => (
@@ -41,8 +39,10 @@ export function SelectField({ label, name, value, options, onChange, error, hint
           </option>
         ))}
       </select>
+      {/* Clarity ids the message and points the control's aria-describedby at it (on slotchange); an id of
+          our own would be re-applied on every render and leave aria-describedby pointing at nothing. */}
       {message && (
-        <CdsControlMessage id={messageId} status={error ? 'error' : 'neutral'} data-field-message={name}>
+        <CdsControlMessage status={error ? 'error' : 'neutral'} data-field-message={name}>
           {message}
         </CdsControlMessage>
       )}

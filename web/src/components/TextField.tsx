@@ -21,7 +21,6 @@ interface Props {
 /** A labelled Clarity input with its error (or hint) right under it, tied to the input for assistive tech. */
 export function TextField({ label, name, value, onChange, error, hint, type = 'text', width, ...rest }: Props) {
   const id = useId();
-  const messageId = `${id}-message`;
   const message = error ?? hint;
   const input = (
     <input
@@ -31,7 +30,6 @@ export function TextField({ label, name, value, onChange, error, hint, type = 't
       value={value}
       onChange={(event) => onChange(event.target.value)}
       aria-invalid={error ? true : undefined}
-      aria-describedby={message ? messageId : undefined}
       {...rest}
     />
   );
@@ -39,8 +37,10 @@ export function TextField({ label, name, value, onChange, error, hint, type = 't
     <>
       <label htmlFor={id}>{label}</label>
       {input}
+      {/* Clarity ids the message and points the control's aria-describedby at it (on slotchange); an id of
+          our own would be re-applied on every render and leave aria-describedby pointing at nothing. */}
       {message && (
-        <CdsControlMessage id={messageId} status={error ? 'error' : 'neutral'} data-field-message={name}>
+        <CdsControlMessage status={error ? 'error' : 'neutral'} data-field-message={name}>
           {message}
         </CdsControlMessage>
       )}

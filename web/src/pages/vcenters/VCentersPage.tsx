@@ -42,7 +42,7 @@ export function VCentersPage() {
           <CdsIcon shape="vmw-app" size="xl" />
           <p cds-text="section">No vCenter connected yet</p>
           <p cds-text="secondary">Connect one to browse its clusters, hosts and datastores.</p>
-          <Link to="/deploy">Connect to vCenter</Link>
+          <Link to="/deploy/vcenter">Connect to vCenter</Link>
         </div>
       )}
       {vcenters.isSuccess && vcenters.data.length > 0 && (

@@ -1,0 +1,1 @@
+"""Local administrators: list, add, change a password, delete (never yourself, never the last one)."""

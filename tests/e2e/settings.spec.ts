@@ -1,0 +1,127 @@
+// The settings page against a live arcvsa api (ARCVSA_URL, ARCVSA_ADMIN_USER, ARCVSA_ADMIN_PASSWORD):
+// users and passwords, and the TLS certificate upload with a certificate test_browser.py made
+// (ARCVSA_E2E_CERT, ARCVSA_E2E_KEY: PEM files; ARCVSA_E2E_OTHER_KEY: a key of another certificate;
+// ARCVSA_E2E_THUMBPRINT: the certificate's SHA-256 thumbprint). Screenshots land in the run's output folder.
+import { type Locator, type Page, expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+function env(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set (tests/e2e/test_browser.py sets it)`);
+  return value;
+}
+
+async function logIn(page: Page, user: string, password: string) {
+  await page.goto('/login');
+  await page.getByLabel('User name', { exact: true }).fill(user);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByTestId('signed-in-user')).toHaveText(user);
+}
+
+const fieldMessage = (page: Page | Locator, name: string) => page.locator(`[data-field-message="${name}"]`);
+
+test('settings: users and passwords, and a certificate upload', async ({ page }, testInfo) => {
+  const dir = testInfo.project.outputDir;
+  const admin = env('ARCVSA_ADMIN_USER');
+  const password = env('ARCVSA_ADMIN_PASSWORD');
+  await logIn(page, admin, password);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await expect(page.getByRole('heading', { name: 'Settings', level: 1 })).toBeVisible();
+  const users = page.getByTestId('users');
+  const table = page.getByTestId('user-table');
+  await expect(table.locator('tbody tr')).toHaveCount(1);
+  await expect(table.locator(`tr[data-user="${admin}"]`)).toContainText('you');
+  // Never yourself, never the last one: no delete button at all.
+  await expect(table.getByRole('button', { name: /^Delete/ })).toHaveCount(0);
+  await page.screenshot({ path: path.join(dir, 'settings.png'), fullPage: true });
+
+  await test.step('add a user: bad input refused inline, then added', async () => {
+    await users.getByRole('button', { name: 'Add user' }).click();
+    const form = page.getByTestId('add-user-form');
+    await form.getByRole('button', { name: 'Add user' }).click();
+    await expect(fieldMessage(form, 'username')).toHaveText('Enter a user name');
+    await expect(fieldMessage(form, 'password')).toHaveText('Enter a password');
+    await form.getByLabel('User name', { exact: true }).fill('has space');
+    await form.getByLabel('Password', { exact: true }).fill('short');
+    await form.getByLabel('Password again', { exact: true }).fill('other');
+    await form.getByRole('button', { name: 'Add user' }).click();
+    await expect(fieldMessage(form, 'username')).toContainText("Use letters, digits, '.', '_' or '-'");
+    await expect(fieldMessage(form, 'password')).toHaveText('Use at least 8 characters');
+    await expect(fieldMessage(form, 'confirm')).toHaveText('The two passwords differ');
+    await page.screenshot({ path: path.join(dir, 'settings-add-user-refused.png'), fullPage: true });
+    // A name taken already: the api's 409 appears beside the user name.
+    await form.getByLabel('User name', { exact: true }).fill(admin);
+    await form.getByLabel('Password', { exact: true }).fill('operator passphrase');
+    await form.getByLabel('Password again', { exact: true }).fill('operator passphrase');
+    await form.getByRole('button', { name: 'Add user' }).click();
+    await expect(fieldMessage(form, 'username')).toHaveText(`A user named '${admin}' exists already`);
+    await form.getByLabel('User name', { exact: true }).fill('operator');
+    await form.getByRole('button', { name: 'Add user' }).click();
+    await expect(form).toHaveCount(0);
+    await expect(table.locator('tbody tr')).toHaveCount(2);
+    await expect(table.locator('tr[data-user="operator"]')).toBeVisible();
+  });
+
+  await test.step('change your own password: the current one is checked by the api', async () => {
+    await table.getByRole('button', { name: `Change password of ${admin}` }).click();
+    const dialog = page.getByTestId('password-form');
+    await expect(page.getByRole('heading', { name: 'Change your password' })).toBeVisible();
+    await dialog.getByLabel('Current password', { exact: true }).fill('not the password');
+    await dialog.getByLabel('New password', { exact: true }).fill('a new admin passphrase');
+    await dialog.getByLabel('New password again', { exact: true }).fill('a new admin passphrase');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(fieldMessage(dialog, 'current_password')).toHaveText('The current password is wrong');
+    await page.screenshot({ path: path.join(dir, 'settings-password-refused.png'), fullPage: true });
+    await dialog.getByLabel('Current password', { exact: true }).fill(password);
+    await dialog.getByLabel('Current password', { exact: true }).press('Enter');
+    await expect(page.getByText('Your password is changed.')).toBeVisible();
+    const old = await page.request.post('/api/auth/token', { data: { username: admin, password } });
+    expect(old.status()).toBe(401);
+    const fresh = await page.request.post('/api/auth/token', { data: { username: admin, password: 'a new admin passphrase' } });
+    expect(fresh.status()).toBe(200);
+  });
+
+  await test.step('delete the other user', async () => {
+    await table.getByRole('button', { name: 'Delete operator' }).click();
+    await page.getByRole('button', { name: 'Delete user' }).click();
+    await expect(table.locator('tbody tr')).toHaveCount(1);
+  });
+
+  await test.step('TLS: the current certificate, a refused key, then the new certificate installed', async () => {
+    const tls = page.getByTestId('tls');
+    const before = (await (await page.request.get('/api/settings/tls')).json()) as { certificate: { thumbprint_sha256: string } };
+    await expect(tls.getByTestId('certificate-facts')).toContainText(before.certificate.thumbprint_sha256.slice(0, 8));
+    await tls.getByRole('button', { name: 'Upload a certificate' }).click();
+    const form = page.getByTestId('tls-upload');
+    await form.getByRole('button', { name: 'Install certificate' }).click();
+    await expect(fieldMessage(form, 'certificate')).toContainText('Paste the certificate chain');
+    await form.getByLabel('Certificate chain from a file').setInputFiles(env('ARCVSA_E2E_CERT'));
+    await expect(form.getByLabel('Certificate chain', { exact: true })).toHaveValue(readFileSync(env('ARCVSA_E2E_CERT'), 'utf8'));
+    await form.getByLabel('Private key', { exact: true }).fill(readFileSync(env('ARCVSA_E2E_OTHER_KEY'), 'utf8'));
+    await form.getByRole('button', { name: 'Check' }).click();
+    await expect(fieldMessage(form, 'private_key')).toContainText('does not belong to the certificate');
+    await page.screenshot({ path: path.join(dir, 'settings-tls-refused.png'), fullPage: true });
+    await form.getByLabel('Private key from a file').setInputFiles(env('ARCVSA_E2E_KEY'));
+    await form.getByRole('button', { name: 'Check' }).click();
+    const facts = form.getByTestId('certificate-facts');
+    await expect(facts).toContainText('CN=arcvsa-e2e.example');
+    await expect(facts).toContainText('arcvsa-e2e.example, localhost');
+    await expect(facts).toContainText(env('ARCVSA_E2E_THUMBPRINT'));
+    // Made for another name than this machine's: said so, and installable all the same.
+    await expect(facts).toContainText('Does not cover this appliance’s name');
+    await page.screenshot({ path: path.join(dir, 'settings-tls-checked.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Install certificate' }).click();
+    await expect(form).toHaveCount(0);
+    await expect(tls.getByRole('status').or(tls.getByRole('alert')).filter({ hasText: 'next restart' })).toBeVisible();
+    await expect(tls.getByTestId('certificate-facts')).toContainText(env('ARCVSA_E2E_THUMBPRINT'));
+    const after = (await (await page.request.get('/api/settings/tls')).json()) as {
+      certificate: { thumbprint_sha256: string };
+      restart_needed: boolean;
+    };
+    expect(after.certificate.thumbprint_sha256).toBe(env('ARCVSA_E2E_THUMBPRINT'));
+    expect(after.restart_needed).toBe(true);
+    await page.screenshot({ path: path.join(dir, 'settings-tls-installed.png'), fullPage: true });
+  });
+});

@@ -1,0 +1,55 @@
+import { CdsButton } from '@cds/react/button';
+import { finished, useCancelJob, useJob, useResumeJob } from '../../api/jobs';
+import { messageOf } from '../../api/errors';
+import { JobState } from './JobState';
+
+/** One job followed live (read again every second until it ends): progress, outcome, failures, resume. */
+export function JobProgress({ jobId }: { jobId: number }) {
+  const job = useJob(jobId);
+  const resume = useResumeJob();
+  const cancel = useCancelJob();
+  if (!job.data) {
+    return job.isError ? <p className="text-danger">The job could not be read: {messageOf(job.error)}</p> : null;
+  }
+  const j = job.data;
+  const running = !finished(j);
+  const label = `${j.kind === 'apply' ? 'Apply' : 'Destroy'} job ${j.id}`;
+  return (
+    <div className="job-progress" data-testid="job-progress" data-job={j.id} data-state={j.state} aria-live="polite">
+      <div className="section-head">
+        <JobState job={j} />
+        <span className="muted small">
+          {j.done} of {j.total || '?'} objects{j.runs > 1 ? ` · run ${j.runs}` : ''}
+        </span>
+        <div className="section-actions">
+          {running && (
+            <CdsButton size="sm" action="outline" onClick={() => cancel.mutate(j.id)} disabled={cancel.isPending || j.cancel_requested}>
+              {j.cancel_requested ? 'Cancelling' : 'Cancel'}
+            </CdsButton>
+          )}
+          {(j.state === 'failed' || j.state === 'cancelled') && (
+            <CdsButton size="sm" onClick={() => resume.mutate(j.id)} disabled={resume.isPending} aria-label={`Resume ${label}`}>
+              Resume
+            </CdsButton>
+          )}
+        </div>
+      </div>
+      {running && <progress aria-label={`${label} progress`} max={j.total || 1} value={j.done} style={{ width: '100%' }} />}
+      {j.message && <p className={j.state === 'failed' ? 'text-danger' : 'muted small'}>{j.message}</p>}
+      {j.failures.length > 0 && (
+        <ul className="doomed-list" data-testid="job-failures">
+          {j.failures.map((f) => (
+            <li key={f.object}>
+              <code>{f.object}</code>: {f.reason}
+            </li>
+          ))}
+        </ul>
+      )}
+      {(resume.isError || cancel.isError) && (
+        <p className="text-danger" role="alert">
+          {messageOf(resume.error ?? cancel.error)}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,58 @@
+import type { Datastore } from '../../api/types';
+import { TextField } from '../../components/TextField';
+import { BackendLunTable } from './BackendLunTable';
+import type { LunChoice } from './draft';
+
+interface Props {
+  host: string;
+  applianceName: string;
+  address: string;
+  endpoint: string;
+  luns: LunChoice[];
+  candidates: Datastore[];
+  errors: Record<string, string>;
+  clear: (key: string) => void;
+  onAddress: (value: string) => void;
+  onEndpoint: (value: string) => void;
+  onLuns: (luns: LunChoice[]) => void;
+}
+
+/** One chosen host: the address of its appliance, the LUNs it pools, and the api address override. */
+export function BackendHostCard(props: Props) {
+  const { host, applianceName, errors, clear } = props;
+  const endpointKey = `endpoint:${host}`;
+  const headingId = `backend-host-${applianceName}`;
+  return (
+    <section className="backend-host" aria-labelledby={headingId} data-testid="backend-host" data-host={host}>
+      <h4 id={headingId} cds-text="subsection">
+        {applianceName} on {host}
+      </h4>
+      <TextField
+        label={`IPv4 address of ${applianceName}`}
+        name={`address-${host}`}
+        value={props.address}
+        hint="Its NFS and api address, on the port group above."
+        error={errors[`address:${host}`]}
+        onChange={(value) => {
+          clear(`address:${host}`);
+          props.onAddress(value.trim());
+        }}
+      />
+      <BackendLunTable host={host} luns={props.luns} candidates={props.candidates} errors={errors} onChange={props.onLuns} clear={clear} />
+      <details className="backend-advanced" open={Boolean(props.endpoint) || Boolean(errors[endpointKey]) || undefined}>
+        <summary>Advanced</summary>
+        <TextField
+          label={`Api address of ${applianceName}`}
+          name={`endpoint-${host}`}
+          value={props.endpoint}
+          hint="host:port where arcvsa reaches this appliance’s api, when its address is not reachable from here (NAT, the lab). Empty: its IPv4 address."
+          error={errors[endpointKey]}
+          onChange={(value) => {
+            clear(endpointKey);
+            props.onEndpoint(value.trim());
+          }}
+        />
+      </details>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+import { CdsButton } from '@cds/react/button';
+import { useState } from 'react';
+import { useInventory } from '../../api/vcenters';
+import { ErrorState } from '../../components/ErrorState';
+import { Loading } from '../../components/Loading';
+import './backend.css';
+import { BackendApplianceFields } from './BackendApplianceFields';
+import { BackendHostCard } from './BackendHostCard';
+import { BackendNetworkFields } from './BackendNetworkFields';
+import { BackendPasswordFields } from './BackendPasswordFields';
+import { lunDatastores, sharedDatastores, sharedNetworks, validateBackend } from './backendModel';
+import type { Draft, StepProps } from './draft';
+import { useRefusal } from './placementRefusal';
+
+type Backend = Draft['backend'];
+
+/** Step 3: the appliances (OVA, size, network, addresses, password) and the SAN LUNs each one pools. */
+export function StepBackend({ draft, update, next, back }: StepProps) {
+  const inventory = useInventory(draft.vcenterId ?? 0);
+  const { errors, refuse, clear } = useRefusal();
+  // Once accepted, the password needs no second typing when the admin comes back to this step.
+  const [confirm, setConfirm] = useState(draft.backend.adminPassword);
+
+  if (inventory.isPending) return <Loading label="Reading the vCenter inventory" />;
+  if (inventory.isError) {
+    return <ErrorState title="Could not read the vCenter inventory" error={inventory.error} onRetry={() => void inventory.refetch()} />;
+  }
+  const inv = inventory.data;
+  const backend = draft.backend;
+  const setBackend = (change: (b: Backend) => Partial<Backend>) =>
+    update((d) => ({ ...d, backend: { ...d.backend, ...change(d.backend) } }));
+  const perHost = (key: 'addresses' | 'apiEndpoints' | 'luns', host: string) => (value: Backend[typeof key][string]) =>
+    setBackend((b) => ({ [key]: { ...b[key], [host]: value } }));
+
+  const submit = () => {
+    if (!refuse(validateBackend(inv, draft, confirm))) next();
+  };
+
+  return (
+    <>
+      <h3 cds-text="subsection">Appliances</h3>
+      <BackendApplianceFields
+        backend={backend}
+        networks={sharedNetworks(inv, draft.hosts)}
+        datastores={sharedDatastores(inv, draft.hosts)}
+        errors={errors}
+        set={(key, value) => {
+          clear(key);
+          setBackend(() => ({ [key]: value }));
+        }}
+      />
+      <h3 cds-text="subsection">IPv4 settings</h3>
+      <p className="muted small">Static IPv4: each appliance has its own address (below, per host) and shares these.</p>
+      <BackendNetworkFields
+        properties={backend.properties}
+        errors={errors}
+        set={(key, value) => {
+          clear(key);
+          setBackend((b) => ({ properties: { ...b.properties, ipv4_mode: 'static', [key]: value } }));
+        }}
+      />
+      <h3 cds-text="subsection">SAN LUNs per host</h3>
+      <p className="muted small">
+        Each appliance pools its LUNs into one ZFS pool: a thin VMDK per LUN on a VMFS datastore of its host. SSDs for the
+        write log (SLOG) and the read cache (L2ARC) are added on the appliance’s Pools page after deployment.
+      </p>
+      {draft.hosts.map((host, i) => (
+        <BackendHostCard
+          key={host}
+          host={host}
+          applianceName={`arcvsa-${String(i + 1).padStart(2, '0')}`}
+          address={backend.addresses[host] ?? ''}
+          endpoint={backend.apiEndpoints[host] ?? ''}
+          luns={backend.luns[host] ?? []}
+          candidates={lunDatastores(inv, host)}
+          errors={errors}
+          clear={clear}
+          onAddress={perHost('addresses', host)}
+          onEndpoint={perHost('apiEndpoints', host)}
+          onLuns={perHost('luns', host)}
+        />
+      ))}
+      <h3 cds-text="subsection">Administrator</h3>
+      <BackendPasswordFields
+        password={backend.adminPassword}
+        confirm={confirm}
+        errors={errors}
+        onPassword={(adminPassword) => {
+          clear('adminPassword');
+          setBackend(() => ({ adminPassword }));
+        }}
+        onConfirm={(value) => {
+          clear('adminPasswordConfirm');
+          setConfirm(value);
+        }}
+      />
+      <div className="form-actions">
+        <CdsButton action="outline" onClick={back}>
+          Back
+        </CdsButton>
+        <CdsButton onClick={submit}>Next</CdsButton>
+      </div>
+    </>
+  );
+}

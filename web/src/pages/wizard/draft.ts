@@ -1,0 +1,141 @@
+import { useCallback, useEffect, useState } from 'react';
+
+// The wizard's answers so far. They live in localStorage (per browser) so a reload, or coming back
+// tomorrow, resumes where the admin left off; once stored as a deployment the api holds the plan and
+// `deploymentId` points at it.
+
+export type StepId = 'vcenter' | 'placement' | 'backend' | 'pooltype' | 'desktops' | 'review' | 'deploy';
+
+export const STEPS: readonly { id: StepId; title: string }[] = [
+  { id: 'vcenter', title: 'vCenter' },
+  { id: 'placement', title: 'Placement' },
+  { id: 'backend', title: 'Back end' },
+  { id: 'pooltype', title: 'Pool type' },
+  { id: 'desktops', title: 'Desktops' },
+  { id: 'review', title: 'Review' },
+  { id: 'deploy', title: 'Deploy' },
+];
+
+/** One SAN LUN given to an appliance: a thin VMDK on a VMFS datastore, or a raw-mapped LUN. */
+export type LunChoice = { kind: 'vmdk'; datastore: string; sizeGb: number } | { kind: 'rdm'; lun: string };
+
+export interface Draft {
+  vcenterId: number | null;
+  datacenter: string;
+  cluster: string;
+  hosts: string[];
+  backend: {
+    ovaPath: string;
+    size: 'small' | 'medium' | 'large';
+    network: string;
+    bootDatastore: string;
+    /** LUNs per host (the appliance on that host pools them). */
+    luns: Record<string, LunChoice[]>;
+    /** Static IPv4 address of the appliance on each host (its NFS and api address). */
+    addresses: Record<string, string>;
+    /** OVF properties shared by every appliance: ipv4_prefix, ipv4_gateway, dns_servers, ntp_servers ... */
+    properties: Record<string, string>;
+    /** The appliances' admin password: kept in memory only, never saved in the browser. */
+    adminPassword: string;
+    /** host:port of each appliance's api where its address is not reachable from arcvsa (NAT, the lab). */
+    apiEndpoints: Record<string, string>;
+  };
+  storage: {
+    persistence: 'stateless' | 'persistent';
+    clone: 'linked' | 'full';
+    nfsVersion: '3' | '4.1';
+    datastoreName: string;
+    /** /<zfs pool>/<dataset> the appliances build and export */
+    path: string;
+  };
+  desktops: {
+    name: string;
+    count: number;
+    naming: string;
+    firstNumber: number;
+    folder: string;
+    goldenVm: string;
+    snapshot: string;
+    vcpus: number;
+    memoryMb: number;
+    customizationSpec: string;
+    horizon: null | { endpoint: string; username: string; domain: string; password: string; vcenter: string };
+  };
+  deploymentId: number | null;
+  jobId: number | null;
+  /** The furthest step whose answers were accepted: the step list links only up to the next one. */
+  reached: number;
+}
+
+export const EMPTY: Draft = {
+  vcenterId: null,
+  datacenter: '',
+  cluster: '',
+  hosts: [],
+  backend: {
+    ovaPath: '',
+    size: 'small',
+    network: '',
+    bootDatastore: '',
+    luns: {},
+    addresses: {},
+    properties: { ipv4_mode: 'static', ipv4_prefix: '24' },
+    adminPassword: '',
+    apiEndpoints: {},
+  },
+  storage: { persistence: 'stateless', clone: 'linked', nfsVersion: '3', datastoreName: 'arcvsa-vdi', path: '/tank/vdi' },
+  desktops: {
+    name: '',
+    count: 20,
+    naming: 'vdi-###',
+    firstNumber: 1,
+    folder: 'vdi',
+    goldenVm: '',
+    snapshot: '',
+    vcpus: 2,
+    memoryMb: 4096,
+    customizationSpec: '',
+    horizon: null,
+  },
+  deploymentId: null,
+  jobId: null,
+  reached: 0,
+};
+
+const KEY = 'arcvsa.wizard.draft';
+
+function load(): Draft {
+  try {
+    const raw = localStorage.getItem(KEY);
+    // Secrets are never stored: the passwords are asked again after a reload.
+    return raw ? { ...EMPTY, ...(JSON.parse(raw) as Partial<Draft>) } : EMPTY;
+  } catch {
+    return EMPTY;
+  }
+}
+
+function withoutSecrets(draft: Draft): Draft {
+  const horizon = draft.desktops.horizon;
+  const backend = { ...draft.backend, adminPassword: '' };
+  const desktops = horizon ? { ...draft.desktops, horizon: { ...horizon, password: '' } } : draft.desktops;
+  return { ...draft, backend, desktops };
+}
+
+/** The draft and a functional updater; every change is saved at once. */
+export function useDraft() {
+  const [draft, setDraft] = useState<Draft>(load);
+  useEffect(() => {
+    localStorage.setItem(KEY, JSON.stringify(withoutSecrets(draft)));
+  }, [draft]);
+  const update = useCallback((change: (d: Draft) => Draft) => setDraft(change), []);
+  const reset = useCallback(() => setDraft(EMPTY), []);
+  return { draft, update, reset };
+}
+
+/** What every step component gets. `next` moves on (call it only once the step's answers are valid). */
+export interface StepProps {
+  draft: Draft;
+  update: (change: (d: Draft) => Draft) => void;
+  next: () => void;
+  back: () => void;
+}

@@ -1,0 +1,77 @@
+import type { components } from '../../api/schema';
+import type { Draft, LunChoice } from './draft';
+
+export type DeploymentPlan = components['schemas']['DeploymentPlan'];
+
+function lunDisk(choice: LunChoice) {
+  return choice.kind === 'rdm'
+    ? { rdm_lun: choice.lun }
+    : { datastore: choice.datastore, size_gb: choice.sizeGb };
+}
+
+/** The DeploymentPlan the api stores for the draft (it validates it again, and says which field is wrong). */
+export function toPlan(draft: Draft): DeploymentPlan {
+  const { backend, storage, desktops } = draft;
+  const appliances = draft.hosts.map((host, i) => ({
+    host,
+    name: `arcvsa-${String(i + 1).padStart(2, '0')}`,
+    properties: { hostname: `arcvsa-${String(i + 1).padStart(2, '0')}`, ipv4_address: backend.addresses[host] ?? '' },
+    disks: (backend.luns[host] ?? []).map(lunDisk),
+    ...(backend.apiEndpoints[host] ? { api_endpoint: backend.apiEndpoints[host] } : {}),
+  }));
+  const horizon = desktops.horizon;
+  return {
+    name: desktops.name,
+    datacenter: draft.datacenter,
+    cluster: draft.cluster,
+    fleet: {
+      ova_path: backend.ovaPath,
+      size: backend.size,
+      network: backend.network,
+      datastore: backend.bootDatastore,
+      properties: backend.properties,
+      admin_password: backend.adminPassword,
+      appliances,
+      health_timeout_s: 600,
+    },
+    nfs: {
+      name: storage.datastoreName,
+      // Every host mounts the first appliance's export (it holds the golden image).
+      server: backend.addresses[draft.hosts[0] ?? ''] ?? '',
+      path: storage.path,
+      version: storage.nfsVersion,
+    },
+    pool: {
+      name: desktops.name,
+      persistence: storage.persistence,
+      clone: storage.clone,
+      count: desktops.count,
+      naming: desktops.naming,
+      first_number: desktops.firstNumber,
+      folder: desktops.folder,
+      golden_vm: desktops.goldenVm,
+      snapshot: desktops.snapshot,
+      datastore: storage.datastoreName,
+      vcpus: desktops.vcpus,
+      memory_mb: desktops.memoryMb,
+      // Full clones are ZFS clones of the golden's files on the appliance: instant, and they share blocks.
+      full_copy: storage.clone === 'full' ? 'zfs' : 'vsphere',
+      concurrency: 8,
+      power_on: true,
+      delta_gb: 2,
+      memory_overcommit: 4,
+      ...(desktops.customizationSpec ? { customization_spec: desktops.customizationSpec } : {}),
+    },
+    ...(horizon
+      ? {
+          horizon: {
+            endpoint: horizon.endpoint,
+            username: horizon.username,
+            domain: horizon.domain,
+            password: horizon.password,
+            vcenter: horizon.vcenter,
+          },
+        }
+      : {}),
+  };
+}
