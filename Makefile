@@ -81,6 +81,10 @@ lint: setup
 	$(PY) -m mypy
 	cd web && npm run --silent lint && echo 'eslint: no problems' && npm run --silent typecheck && echo 'tsc: no errors'
 
+typecheck: setup web/node_modules/.synced
+	$(PY) -m mypy
+	cd web && npm run --silent typecheck
+
 unit: setup
 	$(PY) -m pytest -q tests/unit
 

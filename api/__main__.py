@@ -26,6 +26,9 @@ def main() -> None:
         ssl_keyfile=key,
         log_level="info",
         proxy_headers=False,
+        # Longer than clients wait before reusing an idle connection: with uvicorn's 5 s a request sent as
+        # the server closes the socket dies with ECONNRESET (seen from Playwright in the lab).
+        timeout_keep_alive=75,
     )
 
 

@@ -7,8 +7,9 @@ keeps it in the stored plan), and every connection accepts that certificate only
 
 Storage: `ensure_storage` gives an appliance its datastore in three idempotent steps, each a GET first
 and a create only of what is missing, so a resumed apply never fails on "already exists":
-pool (a stripe of the plan's LUN disks) → dataset (tuned by the pool type's profile) → NFS export to the
-ESXi hosts (created, or its clients and protocol updated when they differ).
+pool (a stripe of the plan's data LUN disks, with the SLOG and L2ARC SSDs among its disks) → dataset
+(tuned by the pool type's profile) → NFS export to the ESXi hosts (created, or its clients and protocol
+updated when they differ).
 
 Which guest disk is which LUN disk: ESXi shows a VMDK's uuid as the disk's WWN inside the guest when the
 VM has `disk.EnableUUID = TRUE` (the fleet sets it when it attaches the disks), and a physical-mode RDM
@@ -210,7 +211,8 @@ def guest_paths(
 
 @dataclass
 class StorageTarget:
-    """What one appliance must serve: a pool on its LUN disks, a tuned dataset, its NFS export."""
+    """What one appliance must serve: a pool on its LUN disks (`devices`, the pool's data) with its SLOG
+    (`log`: one SSD, or two as a mirror) and L2ARC (`cache`) SSDs, a tuned dataset, its NFS export."""
 
     pool: str
     devices: list[str]
@@ -218,7 +220,27 @@ class StorageTarget:
     profile: str
     protocol: Literal["3", "4.1"]
     clients: list[str]
+    log: list[str] = field(default_factory=list)
+    cache: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
+
+
+def by_role(roles: Sequence[str], paths: Sequence[str]) -> dict[str, list[str]]:
+    """Each guest path under its disk's role ('data', 'log', 'cache'), in the plan's order."""
+    split: dict[str, list[str]] = {"data": [], "log": [], "cache": []}
+    for role, path in zip(roles, paths, strict=True):
+        split[role].append(path)
+    return split
+
+
+def pool_words(pool: str, data: int, log: int = 0, cache: int = 0) -> str:
+    """'pool tank on 2 LUN disks, SLOG on 1 SSD, L2ARC on 1 SSD': a pool's make-up, in words."""
+    words = f"pool {pool} on {data} LUN disks"
+    if log:
+        words += ", SLOG on a mirror of 2 SSDs" if log == 2 else f", SLOG on {log} SSD"
+    if cache:
+        words += f", L2ARC on {cache} SSD" + ("s" if cache > 1 else "")
+    return words
 
 
 def signature(dataset: str, protocol: str, clients: Sequence[str]) -> str:
@@ -234,9 +256,15 @@ def ensure_storage(api: ApplianceApi, target: StorageTarget) -> list[str]:
     """
     changed: list[str] = []
     if api.pool(target.pool) is None:
-        spec = {"name": target.pool, "layout": "stripe", "data": target.devices}
+        spec = {
+            "name": target.pool,
+            "layout": "stripe",
+            "data": target.devices,
+            "log": target.log,
+            "cache": target.cache,
+        }
         api.call("POST", f"{STORAGE}/pools", spec)
-        changed.append(f"pool {target.pool} on {len(target.devices)} LUN disks")
+        changed.append(pool_words(target.pool, len(target.devices), len(target.log), len(target.cache)))
     if not any(d.get("name") == target.dataset for d in api.datasets(target.pool)):
         api.call("POST", f"{STORAGE}/datasets", {"name": target.dataset, "profile": target.profile})
         changed.append(f"dataset {target.dataset} ({target.profile})")

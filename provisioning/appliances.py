@@ -19,6 +19,7 @@ from provisioning.appliance_api import (
     ApplianceApi,
     ApplianceApiError,
     StorageTarget,
+    by_role,
     ensure_storage,
     guest_paths,
     wwn_of_naa,
@@ -199,13 +200,16 @@ def appliance_works(
             )
             seen = api.disks() if any(path is None for path, _ in wanted) else []
             pool, dataset = nfs.dataset()
+            paths = by_role([d.role for d in spec.disks], guest_paths(spec.name, wanted, seen))
             target = StorageTarget(
                 pool=pool,
-                devices=guest_paths(spec.name, wanted, seen),
+                devices=paths["data"],
                 dataset=dataset,
                 profile=profile,
                 protocol=nfs.version,
                 clients=clients,
+                log=paths["log"],
+                cache=paths["cache"],
             )
             changed = ensure_storage(api, target)
             say(spec.name, "info", "storage: " + ("; ".join(changed) or "in place already"))

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from provisioning.appliance_api import signature
+from provisioning.appliance_api import pool_words, signature
 from provisioning.errors import (
     HostNotInCluster,
     InsufficientResources,
@@ -265,13 +265,15 @@ def diff(plan: DeploymentPlan, live: LiveState) -> Diff:
                 actions.append(Action(op="power_on", kind="appliance", name=a.name, host=a.host))
             if plan.nfs and (vm is None or vm.storage != storage_signature(plan, live)):
                 pool, dataset = plan.nfs.dataset()
+                roles = [d.role for d in a.disks]
                 actions.append(
                     Action(
                         op="create",
                         kind="storage",
                         name=a.name,
                         host=a.host,
-                        detail=f"pool {pool} on {len(a.disks)} LUN disks, dataset {dataset} "
+                        detail=f"{pool_words(pool, roles.count('data'), roles.count('log'), roles.count('cache'))}, "
+                        f"dataset {dataset} "
                         f"({plan.storage_profile()}), NFS {plan.nfs.version} export to "
                         f"{', '.join(export_clients(plan, live)) or 'nobody'}",
                     )

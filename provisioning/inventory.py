@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,6 +39,29 @@ class Cluster(BaseModel):
     ha_enabled: bool = Field(description="Whether vSphere HA is on")
 
 
+class Lun(BaseModel):
+    """A SCSI disk a host sees (HostScsiDisk): a LUN for a VMFS datastore or an RDM."""
+
+    canonical_name: str = Field(
+        description="ESXi's name of the disk: naa./eui./t10. (SAN LUNs) or mpx. (local)"
+    )
+    display_name: str = Field(description="The name vSphere shows for the disk")
+    capacity_bytes: int = Field(description="Size in bytes")
+    vendor: str = Field(description="SCSI vendor (INQUIRY), trimmed")
+    model: str = Field(description="SCSI model (INQUIRY), trimmed")
+    ssd: bool | None = Field(description="Whether vSphere reports it as an SSD; null when it does not say")
+    local: bool | None = Field(description="Whether vSphere reports it as local; null when it does not say")
+    transport: str | None = Field(
+        description="How the host reaches it, from the type of the adapters of its paths (scsiTopology): "
+        "'fc', 'fcoe', 'iscsi', 'sas', 'parallel', 'block', 'pcie', 'nvme-tcp', 'nvme-rdma' or 'other'; "
+        "a SAN transport wins when it has several; null when no adapter lists it"
+    )
+    san: bool = Field(description="Whether it is reached over a SAN: transport 'fc', 'fcoe' or 'iscsi'")
+    vmfs: bool = Field(
+        description="Whether it holds (an extent of) one of the host's VMFS volumes: then not an RDM candidate"
+    )
+
+
 class Host(BaseModel):
     moid: str = Field(description="Managed object id")
     name: str = Field(description="Host name as vCenter knows it")
@@ -54,6 +78,7 @@ class Host(BaseModel):
     version: str = Field(description="ESXi version")
     datastores: list[str] = Field(description="moids of the datastores mounted on the host")
     networks: list[str] = Field(description="moids of the networks the host sees")
+    luns: list[Lun] = Field(description="Its SCSI disks (not CD-ROMs nor tapes), by canonical name")
 
 
 class Datastore(BaseModel):
@@ -68,6 +93,13 @@ class Datastore(BaseModel):
     accessible: bool = Field(description="Whether the datastore is accessible")
     url: str = Field(description="The datastore URL (ds:///vmfs/volumes/...)")
     hosts: list[str] = Field(description="moids of the hosts that mount it")
+    luns: list[str] = Field(
+        description="VMFS: canonical names of the LUNs holding its extents, as its hosts report them; "
+        "empty for other types (or a VMFS volume no host reports)"
+    )
+    san: bool = Field(
+        description="Whether it is VMFS on LUNs every one of which a host reaches over FC or iSCSI"
+    )
 
 
 class Network(BaseModel):
@@ -151,6 +183,11 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
         "summary.config.product.version",
         "datastore",
         "network",
+        # the disks, the adapters and which adapter reaches which disk; the VMFS volumes and their extents
+        "config.storageDevice.scsiLun",
+        "config.storageDevice.hostBusAdapter",
+        "config.storageDevice.scsiTopology",
+        "config.fileSystemVolume.mountInfo",
     ),
     "Datastore": (
         "name",
@@ -246,6 +283,72 @@ def _enabled(config: Any, part: str) -> bool:
     return bool(getattr(getattr(config, part, None), "enabled", False))
 
 
+#: vSphere adapter type (HostHostBusAdapter subtypes) → Lun.transport
+TRANSPORTS = {
+    "HostFibreChannelHba": "fc",
+    "HostFibreChannelOverEthernetHba": "fcoe",
+    "HostInternetScsiHba": "iscsi",
+    "HostSerialAttachedHba": "sas",
+    "HostParallelScsiHba": "parallel",
+    "HostBlockHba": "block",
+    "HostPcieHba": "pcie",
+    "HostTcpHba": "nvme-tcp",
+    "HostRdmaHba": "nvme-rdma",
+}
+SAN_TRANSPORTS = ("fc", "fcoe", "iscsi")
+_VMFS_URL = re.compile(r"/vmfs/volumes/([^/]+)")
+
+
+def lun_transports(adapters: Any, topology: Any) -> dict[str, str]:
+    """ScsiLun key → how the host reaches it (a SAN transport first when its paths mix kinds)."""
+    kinds = {a.key: TRANSPORTS.get(type(a)._wsdlName, "other") for a in adapters or []}
+    seen: dict[str, set[str]] = {}
+    for adapter in getattr(topology, "adapter", None) or []:
+        kind = kinds.get(adapter.adapter, "other")
+        for target in adapter.target or []:
+            for lun in target.lun or []:
+                seen.setdefault(lun.scsiLun, set()).add(kind)
+    return {key: min(k, key=lambda t: (t not in SAN_TRANSPORTS, t)) for key, k in seen.items()}
+
+
+def vmfs_extents(mounts: Any) -> dict[str, list[str]]:
+    """VMFS volume uuid → canonical names of the disks holding its extents."""
+    return {
+        str(m.volume.uuid): [str(e.diskName) for e in m.volume.extent or []]
+        for m in mounts or []
+        if isinstance(m.volume, vim.host.VmfsVolume) and m.volume.uuid
+    }
+
+
+def _text(value: Any) -> str:
+    return str(value or "").strip()
+
+
+def host_luns(scsi_luns: Any, transports: Mapping[str, str], vmfs_disks: Collection[str]) -> list[Lun]:
+    """The host's SCSI disks (CD-ROMs, tapes and the like left out), sorted by canonical name."""
+    out = []
+    for lun in scsi_luns or []:
+        if not isinstance(lun, vim.host.ScsiDisk) or not lun.canonicalName:
+            continue
+        capacity = lun.capacity
+        transport = transports.get(str(lun.key))
+        out.append(
+            Lun(
+                canonical_name=lun.canonicalName,
+                display_name=_text(lun.displayName) or lun.canonicalName,
+                capacity_bytes=int(capacity.block * capacity.blockSize) if capacity else 0,
+                vendor=_text(lun.vendor),
+                model=_text(lun.model),
+                ssd=lun.ssd,
+                local=lun.localDisk,
+                transport=transport,
+                san=transport in SAN_TRANSPORTS,
+                vmfs=lun.canonicalName in vmfs_disks,
+            )
+        )
+    return sorted(out, key=lambda x: x.canonical_name)
+
+
 def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
     """Inventory from the objects of one retrieval (pure); lists are sorted by name.
 
@@ -283,6 +386,8 @@ def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
 
     host_dc: dict[str, str] = {}
     mounts: dict[str, set[str]] = {}
+    host_volumes: dict[str, dict[str, list[str]]] = {}  # host moid → VMFS volume uuid → extents' disks
+    host_lun_by_name: dict[str, dict[str, Lun]] = {}  # host moid → canonical name → its LUN
     for o in of_kind("HostSystem"):
         if (dc := datacenter_of(o)) is None:
             continue
@@ -294,6 +399,14 @@ def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
         datastores = list(p.get("datastore") or [])
         for ds in datastores:
             mounts.setdefault(ds, set()).add(o.moid)
+        volumes = host_volumes[o.moid] = vmfs_extents(p.get("config.fileSystemVolume.mountInfo"))
+        transports = lun_transports(
+            p.get("config.storageDevice.hostBusAdapter"), p.get("config.storageDevice.scsiTopology")
+        )
+        luns = host_luns(
+            p.get("config.storageDevice.scsiLun"), transports, {d for ds in volumes.values() for d in ds}
+        )
+        host_lun_by_name[o.moid] = {lun.canonical_name: lun for lun in luns}
         inv.hosts.append(
             Host(
                 moid=o.moid,
@@ -311,6 +424,7 @@ def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
                 version=str(p.get("summary.config.product.version") or ""),
                 datastores=datastores,
                 networks=list(p.get("network") or []),
+                luns=luns,
             )
         )
 
@@ -321,17 +435,26 @@ def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
         # Datastore.host and HostSystem.datastore are two views of the same mounts; take both, as some
         # endpoints (vcsim among them) fill in only one side for a datastore shared by several hosts.
         hosts = sorted(set(p.get("host") or []) | mounts.get(o.moid, set()))
+        ds_type = str(p.get("summary.type") or "")
+        url = _VMFS_URL.search(str(p.get("summary.url") or "")) if ds_type.upper() == "VMFS" else None
+        extents: dict[str, bool] = {}  # canonical name → reached over a SAN by a host that reports it
+        for h in hosts if url else []:
+            for disk in host_volumes.get(h, {}).get(url.group(1) if url else "", []):
+                lun = host_lun_by_name.get(h, {}).get(disk)
+                extents[disk] = extents.get(disk, False) or (lun is not None and lun.san)
         inv.datastores.append(
             Datastore(
                 moid=o.moid,
                 name=p["name"],
                 datacenter=dc,
-                type=str(p.get("summary.type") or ""),
+                type=ds_type,
                 capacity_bytes=int(p.get("summary.capacity") or 0),
                 free_bytes=int(p.get("summary.freeSpace") or 0),
                 accessible=bool(p.get("summary.accessible")),
                 url=str(p.get("summary.url") or ""),
                 hosts=hosts,
+                luns=sorted(extents),
+                san=bool(extents) and all(extents.values()),
             )
         )
 

@@ -58,8 +58,17 @@ LunName = Annotated[
 
 
 class LunDisk(_Model):
-    """One SAN LUN disk of an appliance: a new thin VMDK on a VMFS datastore, or an RDM of the LUN."""
+    """One disk of an appliance's pool: a new thin VMDK on a VMFS datastore, or an RDM of the LUN.
 
+    Its role is the pool's part it plays: a data disk (a SAN LUN), the SLOG (an SSD: the NFS datastore's
+    sync writes land there first) or an L2ARC cache (an SSD: a read cache behind the ARC). In vSphere
+    the SSDs are VMDKs on the host's local SSD datastores.
+    """
+
+    role: Literal["data", "log", "cache"] = Field(
+        default="data",
+        description="data = a SAN LUN of the pool; log = SLOG SSD (two make a mirror); cache = L2ARC SSD",
+    )
     datastore: Name | None = Field(
         default=None,
         description="VMDK: VMFS datastore on a SAN LUN, visible to the appliance's host. "
@@ -87,8 +96,9 @@ class LunDisk(_Model):
         return self
 
     def describe(self) -> str:
-        """'100 GiB on san-lun-01' or 'RDM of naa.6...'."""
-        return f"RDM of {self.rdm_lun}" if self.rdm_lun else f"{self.size_gb} GiB on {self.datastore}"
+        """'100 GiB on san-lun-01', 'RDM of naa.6...', 'SLOG 16 GiB on ssd-01', 'L2ARC RDM of naa.5...'."""
+        what = f"RDM of {self.rdm_lun}" if self.rdm_lun else f"{self.size_gb} GiB on {self.datastore}"
+        return {"data": "", "log": "SLOG ", "cache": "L2ARC "}[self.role] + what
 
 
 class ApplianceSpec(_Model):
@@ -97,7 +107,9 @@ class ApplianceSpec(_Model):
     properties: dict[str, str] = Field(
         default_factory=dict, description="OVF property values for this appliance (hostname, ipv4_address...)"
     )
-    disks: list[LunDisk] = Field(default_factory=list, description="SAN LUN disks the appliance pools")
+    disks: list[LunDisk] = Field(
+        default_factory=list, description="The disks the appliance pools: SAN LUNs, SLOG and L2ARC SSDs"
+    )
     api_endpoint: Endpoint | None = Field(
         default=None,
         description="host:port of the appliance's api for the health wait; the lab appliance stands in here",
@@ -105,6 +117,16 @@ class ApplianceSpec(_Model):
     api_thumbprint_sha256: Annotated[str, AfterValidator(normalise_thumbprint)] | None = Field(
         default=None, description="SHA-256 thumbprint of the appliance api's certificate, to pin TLS"
     )
+
+    @model_validator(mode="after")
+    def _pool_roles(self) -> ApplianceSpec:
+        # the pool the appliance builds: its data on the SAN LUNs, at most a mirrored SLOG, any L2ARC
+        roles = [d.role for d in self.disks]
+        if roles and "data" not in roles:
+            raise ValueError(f"{self.name}: a pool needs at least one data disk (a SAN LUN), not only SSDs")
+        if roles.count("log") > 2:
+            raise ValueError(f"{self.name}: at most two SLOG disks (two make a mirror)")
+        return self
 
 
 class Fleet(_Model):

@@ -202,6 +202,7 @@ def test_wizard_deploys_recomposes_and_deletes_a_20_desktop_pool(
                 "ARCVSA_E2E_ENDPOINTS": ",".join(s.endpoint for s, _ in apis),
                 "ARCVSA_E2E_APPLIANCE_PASSWORD": fleet_flows.PASSWORD,
                 "ARCVSA_E2E_GUEST_PATHS": ",".join(fleet_flows.LUNS),
+                "ARCVSA_E2E_SSD_PATHS": f"{fleet_flows.SLOG},{fleet_flows.L2ARC}",
                 "ARCVSA_E2E_NFS": NFS,
                 "ARCVSA_GOLDEN_VM": GOLDEN_VM,
                 "ARCVSA_NEW_SNAPSHOT": new_snapshot,

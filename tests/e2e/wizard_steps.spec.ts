@@ -139,7 +139,7 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     await expectRefused(page, page.getByLabel('Api address of arcvsa-01'), /host:port/);
     await expect(page.getByLabel('Appliance OVA')).not.toHaveAttribute('aria-invalid', 'true');
     await expect(page.getByLabel('IPv4 address of arcvsa-02')).not.toHaveAttribute('aria-invalid', 'true');
-    await expect(page.getByText(/SLOG.*L2ARC.*Pools page/)).toBeVisible();
+    await expect(page.getByText(/SLOG.*L2ARC.*local SSD datastore/)).toBeVisible();
     await shot('3-backend-refused');
 
     await page.getByLabel('IPv4 address of arcvsa-01').fill('192.0.2.11');
@@ -166,6 +166,11 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     await expectRefused(page, page.getByLabel('Appliance admin password'), /8 to 128/);
     await page.getByLabel('Appliance admin password').fill(APPLIANCE_PASSWORD);
     await page.getByLabel('Confirm the password').fill(APPLIANCE_PASSWORD);
+    // A SLOG SSD for the first appliance: a 16 GiB VMDK on a datastore of its host, kept after the SAN LUNs
+    await hostCard(0).getByRole('checkbox', { name: /SLOG SSD/ }).check();
+    await hostCard(0).getByLabel('SLOG datastore').selectOption('san-lun-02');
+    await expect(hostCard(0).getByLabel('SLOG size (GiB)')).toHaveValue('16');
+    await expect(hostCard(0).getByLabel('LUN 1 size (GiB)')).toHaveValue('500');
     await shot('3-backend');
     await next();
   });
@@ -178,8 +183,11 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     expect(await recommendations.count()).toBeGreaterThan(3);
     for (const row of await recommendations.all()) await expect(row.locator('td').last()).not.toBeEmpty();
     await expect(page.getByTestId('expected-offload')).toHaveText(/^\d+(\.\d+)?x$/);
-    // 20 desktops over 2 appliances, medium size (16 GiB RAM)
+    // 20 desktops over 2 appliances, medium size (16 GiB RAM); the calculator has the first appliance's SLOG
     await expect(page.getByRole('heading', { name: /10 desktops, 16 GiB RAM/ })).toBeVisible();
+    await expect(page.getByTestId('plan-ssds')).toContainText('SLOG 16 GiB, L2ARC 0 GiB');
+    const draft = await page.evaluate(() => localStorage.getItem('arcvsa.wizard.draft') ?? '');
+    expect(draft).toContain('"role":"log"');
 
     await page.getByRole('radio', { name: /Persistent/ }).check();
     await page.getByRole('radio', { name: /Full clones/ }).check();

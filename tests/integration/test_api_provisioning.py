@@ -67,7 +67,12 @@ def full_plan(ova: Path, endpoints: list[str], count: int) -> dict[str, Any]:
             "name": f"vsa-{i}",
             "properties": {"hostname": f"vsa-{i}"},
             "disks": [
-                {"datastore": "san-lun-01", "size_gb": 500, "guest_path": path} for path in fleet_flows.LUNS
+                *(
+                    {"datastore": "san-lun-01", "size_gb": 500, "guest_path": path}
+                    for path in fleet_flows.LUNS
+                ),
+                {"datastore": "san-lun-02", "size_gb": 16, "role": "log", "guest_path": fleet_flows.SLOG},
+                {"datastore": "san-lun-02", "size_gb": 100, "role": "cache", "guest_path": fleet_flows.L2ARC},
             ],
             "api_endpoint": endpoint,  # no thumbprint: pinned on first contact and recorded in the plan
         }
@@ -109,7 +114,7 @@ def _deploy_100(
     diff = api.post(f"/api/deployments/{deployment['id']}/plan").json()
     assert diff["counts"] == {
         "create appliance": 4,
-        "create disk": 8,
+        "create disk": 16,
         "create storage": 4,
         "create nfs_mount": 4,
         "create folder": 1,

@@ -131,3 +131,19 @@ def test_desktops_run_on_the_cluster_hosts(inv: Inventory) -> None:
         assert vm.host in hosts and set(vm.datastores) <= datastores
         if vm.name in lab.DESKTOP_VMS:
             assert vm.power_state == "poweredOn" and vm.snapshots == []
+
+
+def test_every_host_lists_its_scsi_disks_and_not_its_cd_rom(inv: Inventory) -> None:
+    # vcsim's hosts have one local disk on a parallel SCSI adapter and a CD-ROM on a block adapter; their
+    # VMFS volumes name a simulated extent, so the disk holds no VMFS: an RDM candidate (not a SAN one).
+    for host in inv.hosts:
+        [lun] = host.luns
+        assert lun.canonical_name == "mpx.vmhba0:C0:T0:L0"
+        assert lun.display_name == "Local VMware, Disk (mpx.vmhba0:C0:T0:L0)"
+        assert (lun.vendor, lun.model) == ("VMware,", "VMware Virtual S")
+        assert lun.capacity_bytes == 32 << 30
+        assert (lun.ssd, lun.transport, lun.san, lun.vmfs) == (True, "parallel", False, False)
+
+
+def test_the_directory_datastores_are_not_on_a_lun(inv: Inventory) -> None:
+    assert [(d.luns, d.san) for d in inv.datastores] == [([], False)] * len(lab.DATASTORES)

@@ -60,6 +60,8 @@ def fleet_plan(
             "disks": [
                 {"datastore": "san-lun-01", "size_gb": 100},
                 {"datastore": "san-lun-02", "size_gb": 100},
+                {"datastore": "san-lun-01", "size_gb": 16, "role": "log"},  # a SLOG SSD
+                {"datastore": "san-lun-02", "size_gb": 50, "role": "cache"},  # an L2ARC SSD
             ],
             **(
                 {"api_endpoint": health.endpoint, "api_thumbprint_sha256": health.thumbprint}
@@ -71,7 +73,8 @@ def fleet_plan(
     ]
     if guest_paths:  # the lab VM's virtio LUNs have no WWN: name them (see provisioning.appliance_api)
         for appliance in appliances:
-            for disk, path in zip(appliance["disks"], fleet_flows.LUNS, strict=True):
+            paths = [*fleet_flows.LUNS, fleet_flows.SLOG, fleet_flows.L2ARC]
+            for disk, path in zip(appliance["disks"], paths, strict=True):
                 disk["guest_path"] = path
     plan: dict[str, object] = {
         "name": name,
@@ -103,7 +106,7 @@ def test_fleet_storage_nfs_and_pool_then_destroy(
     with replayed_appliances(tmp_path, 4, "fleet", fleet_flows.PASSWORD) as apis:
         plan = fleet_plan("fleet", ova, [s.endpoint for s, _ in apis], pool=8)
         assert prov.plan(si, plan).counts() == {
-            "create appliance": 4, "create disk": 8, "create storage": 4, "create nfs_mount": 4,
+            "create appliance": 4, "create disk": 16, "create storage": 4, "create nfs_mount": 4,
             "create folder": 1, "create desktop": 8,
         }  # fmt: skip
         events: list[Event] = []
@@ -115,13 +118,21 @@ def test_fleet_storage_nfs_and_pool_then_destroy(
                 "a pool and a dataset on each appliance"
             )
             pool = next(c for c in runner.calls if c[:2] == ["zpool", "create"])
-            assert pool[-3:] == ["tank", *fleet_flows.LUNS], "a stripe of the plan's two LUN disks"
+            assert pool[-7:] == [
+                "tank",
+                *fleet_flows.LUNS,
+                "log",
+                fleet_flows.SLOG,
+                "cache",
+                fleet_flows.L2ARC,
+            ], "a stripe of the plan's two LUN disks with its SLOG and L2ARC SSDs"
         pins = {e.object: e.message for e in events if e.kind == "pin"}
         assert pins == {f"fleet-vsa-{i}": s.thumbprint for i, (s, _) in enumerate(apis)}, (
             "each appliance's certificate pinned on first contact, and reported to be recorded"
         )
         stored = [e.message for e in events if e.kind == "info" and e.message.startswith("storage:")]
         assert len(stored) == 4 and "NFS 4.1 export of tank/vdi" in stored[0]
+        assert "pool tank on 2 LUN disks, SLOG on 1 SSD, L2ARC on 1 SSD" in stored[0]
 
         # a run that died after the storage step but before the mark: the next apply finds it all in place
         vm = find(si, "vm/fleet-vsa-1")
@@ -149,8 +160,8 @@ def test_fleet_storage_nfs_and_pool_then_destroy(
     assert values["admin_password"] == "Corr3ct-Horse!"
     assert [n.name for n in vm.network] == ["vsa-nfs"], "network mapping"
     disks = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualDisk)]
-    assert [d.capacityInKB // 1024**2 for d in disks[1:]] == [100, 100]
-    assert [d.backing.datastore.name for d in disks[1:]] == ["san-lun-01", "san-lun-02"]
+    assert [d.capacityInKB // 1024**2 for d in disks[1:]] == [100, 100, 16, 50]
+    assert [d.backing.datastore.name for d in disks[1:]] == ["san-lun-01", "san-lun-02"] * 2
 
     cluster = find(si, f"host/{CLUSTER}")
     for host in cluster.host:

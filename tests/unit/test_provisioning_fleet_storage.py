@@ -12,6 +12,9 @@ from pyVmomi import vim
 from provisioning.appliance_api import (
     DiskNotVisible,
     GoldenNotADataset,
+    StorageTarget,
+    by_role,
+    ensure_storage,
     guest_paths,
     prepare_clones,
     wwn_of_naa,
@@ -208,3 +211,90 @@ def test_clones_need_the_golden_as_a_dataset_and_a_snapshot_taken_before_is_fine
     api = StubApi([{"name": "tank/vdi/golden"}, made])
     source = prepare_clones(api, "tank", "tank/vdi/golden", "base")  # type: ignore[arg-type]
     assert source.existing == {"tank/vdi/d-01"} and api.posts == [], "cloned from already: no new snapshot"
+
+
+SLOG_SSD = {"datastore": "ssd-local", "size_gb": 16, "role": "log"}
+L2ARC_SSD = {"datastore": "ssd-local", "size_gb": 200, "role": "cache"}
+
+
+def test_an_appliances_pool_has_data_disks_at_most_a_mirrored_slog_and_any_l2arc() -> None:
+    assert LunDisk.model_validate({"datastore": "san", "size_gb": 10}).role == "data"
+    ok = plan([{"datastore": "san", "size_gb": 10}, SLOG_SSD, SLOG_SSD, L2ARC_SSD, L2ARC_SSD, L2ARC_SSD])
+    assert ok.fleet is not None and [d.role for d in ok.fleet.appliances[0].disks].count("cache") == 3
+    with pytest.raises(ValidationError, match="vsa-1: a pool needs at least one data disk"):
+        plan([SLOG_SSD, L2ARC_SSD])
+    with pytest.raises(ValidationError, match="vsa-1: at most two SLOG disks"):
+        plan([{"datastore": "san", "size_gb": 10}, SLOG_SSD, SLOG_SSD, SLOG_SSD])
+    with pytest.raises(ValidationError):
+        LunDisk.model_validate({**SLOG_SSD, "role": "special"})
+    # an appliance without disks stays valid (a fleet first, its storage later)
+    assert plan([]).fleet is not None
+
+
+def test_the_plan_and_its_diff_name_the_slog_and_l2arc_ssds() -> None:
+    p = plan([{"datastore": "san", "size_gb": 10}, SLOG_SSD, {"rdm_lun": NAA, "role": "cache"}])
+    state = live()
+    state.datastores["ssd-local"] = LiveDatastore(
+        "datastore-3", "ssd-local", "VMFS", 400 * GIB, 390 * GIB, None, {"host-1"}
+    )
+    check(p, state)
+    assert [a.detail for a in diff(p, state).of("disk")] == [
+        "10 GiB on san", "SLOG 16 GiB on ssd-local", f"L2ARC RDM of {NAA}",
+    ]  # fmt: skip
+    (storage,) = diff(p, state).of("storage")
+    assert storage.detail is not None
+    assert storage.detail.startswith(
+        "pool tank on 1 LUN disks, SLOG on 1 SSD, L2ARC on 1 SSD, dataset tank/vdi"
+    )
+    two = plan([{"datastore": "san", "size_gb": 10}, SLOG_SSD, SLOG_SSD, L2ARC_SSD, L2ARC_SSD])
+    (storage,) = diff(two, state).of("storage")
+    assert "SLOG on a mirror of 2 SSDs, L2ARC on 2 SSDs" in (storage.detail or "")
+
+
+class PoolApi:
+    """What ensure_storage asks of an appliance with nothing built yet, answered from memory (no HTTP)."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[str, Any]] = []
+
+    def pool(self, name: str) -> None:
+        return None
+
+    def datasets(self, pool: str) -> list[dict[str, Any]]:
+        return []
+
+    def exports(self) -> list[dict[str, Any]]:
+        return []
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        self.posts.append((path, body))
+        return {}
+
+
+def test_the_storage_target_sends_the_data_slog_and_l2arc_devices_by_their_disks_roles() -> None:
+    roles = ["data", "log", "data", "cache", "log"]
+    paths = [f"/dev/disk/by-id/wwn-0x{i}" for i in range(5)]
+    split = by_role(roles, paths)
+    assert split == {"data": [paths[0], paths[2]], "log": [paths[1], paths[4]], "cache": [paths[3]]}
+    with pytest.raises(ValueError):  # a disk the appliance did not report: never shifted onto another
+        by_role(roles, paths[:4])
+    target = StorageTarget(pool="tank", devices=split["data"], dataset="tank/vdi", profile="generic",
+                           protocol="4.1", clients=["10.0.0.11"], log=split["log"], cache=split["cache"])  # fmt: skip
+    api = PoolApi()
+    changed = ensure_storage(api, target)  # type: ignore[arg-type]
+    assert api.posts[0] == (
+        "/api/storage/pools",
+        {
+            "name": "tank",
+            "layout": "stripe",
+            "data": split["data"],
+            "log": split["log"],
+            "cache": split["cache"],
+        },
+    )
+    assert changed[0] == "pool tank on 2 LUN disks, SLOG on a mirror of 2 SSDs, L2ARC on 1 SSD"
+    plain = StorageTarget(pool="tank", devices=split["data"], dataset="tank/vdi", profile="generic",
+                          protocol="4.1", clients=["10.0.0.11"])  # fmt: skip
+    api = PoolApi()
+    assert ensure_storage(api, plain)[0] == "pool tank on 2 LUN disks"  # type: ignore[arg-type]
+    assert api.posts[0][1]["log"] == [] and api.posts[0][1]["cache"] == []

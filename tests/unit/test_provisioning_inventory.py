@@ -207,3 +207,143 @@ def test_references_are_reduced_to_moids_without_server_calls() -> None:
     assert plain_value("host", value) == ["host-1", "host-3"]
     assert plain_value("tag", [vim.Tag(key=UPLINK_TAG)]) == [UPLINK_TAG]
     assert plain_value("summary.capacity", 5) == 5
+
+
+# --- SCSI LUNs ------------------------------------------------------------------------------------------
+
+FC_VMFS, FC_FREE, ISCSI_FREE, LOCAL = (
+    "naa.600a0b80001234560000abcd00000001",
+    "naa.600a0b80001234560000abcd00000002",
+    "eui.0123456789abcdef",
+    "mpx.vmhba0:C0:T0:L0",
+)
+
+
+def _disk(name: str, gib: int, **extra: Any) -> Any:
+    return vim.host.ScsiDisk(
+        key=f"key-{name}",
+        canonicalName=name,
+        displayName=f"Disk ({name})",
+        vendor="NETAPP  ",
+        model="LUN C-Mode      ",
+        lunType="disk",
+        capacity=vim.host.DiskDimensions.Lba(block=gib * 2097152, blockSize=512),
+        **extra,
+    )
+
+
+def _topology(*adapters: tuple[str, list[str]]) -> Any:
+    return vim.host.ScsiTopology(
+        adapter=[
+            vim.host.ScsiTopology.Interface(
+                adapter=key,
+                target=[
+                    vim.host.ScsiTopology.Target(
+                        target=0,
+                        lun=[
+                            vim.host.ScsiTopology.Lun(lun=i, scsiLun=f"key-{n}") for i, n in enumerate(luns)
+                        ],
+                    )
+                ],
+            )
+            for key, luns in adapters
+        ]
+    )
+
+
+def _vmfs_mount(uuid: str, *disks: str) -> Any:
+    volume = vim.host.VmfsVolume(
+        name=f"vol-{uuid}",
+        uuid=uuid,
+        extent=[vim.host.ScsiDisk.Partition(diskName=d, partition=1) for d in disks],
+    )
+    return vim.host.FileSystemMountInfo(
+        volume=volume, mountInfo=vim.host.MountInfo(path=f"/vmfs/volumes/{uuid}")
+    )
+
+
+def storage_site(ds1_disk: str = FC_VMFS) -> list[RawObject]:
+    """site() with h-1's disks: an FC LUN holding ds-1's VMFS, a free FC LUN, a free iSCSI LUN, a local disk."""
+    objects = site()
+    h1 = next(o for o in objects if o.moid == "h-1")
+    h1.props.update(
+        {
+            "config.storageDevice.scsiLun": [
+                vim.host.ScsiLun(key="key-cd", canonicalName="mpx.vmhba1:C0:T0:L0", lunType="cdrom"),
+                _disk(FC_VMFS, 500),
+                _disk(FC_FREE, 200, ssd=True),
+                _disk(ISCSI_FREE, 100, ssd=False, localDisk=False),
+                _disk(LOCAL, 32, localDisk=True),
+            ],
+            "config.storageDevice.hostBusAdapter": [
+                vim.host.ParallelScsiHba(key="hba-0", device="vmhba0"),
+                vim.host.BlockHba(key="hba-1", device="vmhba1"),
+                vim.host.FibreChannelHba(key="hba-2", device="vmhba2"),
+                vim.host.InternetScsiHba(key="hba-64", device="vmhba64"),
+            ],
+            "config.storageDevice.scsiTopology": _topology(
+                ("hba-0", [LOCAL]), ("hba-1", ["cd"]), ("hba-2", [FC_VMFS, FC_FREE]), ("hba-64", [ISCSI_FREE])
+            ),
+            "config.fileSystemVolume.mountInfo": [
+                _vmfs_mount("1", ds1_disk),
+                vim.host.FileSystemMountInfo(volume=vim.host.VfatVolume(name="BOOTBANK1")),
+            ],
+        }
+    )
+    return objects
+
+
+def test_a_hosts_luns_say_their_transport_and_whether_they_hold_vmfs() -> None:
+    h1 = next(h for h in build_inventory(ABOUT, storage_site()).hosts if h.moid == "h-1")
+    luns = {lun.canonical_name: lun for lun in h1.luns}
+    assert list(luns) == [ISCSI_FREE, LOCAL, FC_VMFS, FC_FREE]  # sorted; the CD-ROM is no disk
+    fc = luns[FC_VMFS]
+    assert (fc.display_name, fc.vendor, fc.model, fc.capacity_bytes) == (
+        f"Disk ({FC_VMFS})",
+        "NETAPP",
+        "LUN C-Mode",
+        500 << 30,
+    )
+    assert [(n, lun.transport, lun.san, lun.vmfs) for n, lun in luns.items()] == [
+        (ISCSI_FREE, "iscsi", True, False),
+        (LOCAL, "parallel", False, False),
+        (FC_VMFS, "fc", True, True),
+        (FC_FREE, "fc", True, False),
+    ]
+    assert [(lun.ssd, lun.local) for lun in luns.values()] == [
+        (False, False),
+        (None, True),
+        (None, None),
+        (True, None),
+    ]
+
+
+def test_a_host_without_storage_properties_has_no_luns() -> None:
+    assert {h.moid: h.luns for h in build_inventory(ABOUT, storage_site()).hosts if h.moid != "h-1"} == {
+        "h-2": [],
+        "h-9": [],
+    }
+
+
+def test_a_lun_reached_over_fc_and_a_local_adapter_counts_as_san() -> None:
+    objects = storage_site()
+    h1 = next(o for o in objects if o.moid == "h-1")
+    h1.props["config.storageDevice.scsiTopology"] = _topology(("hba-0", [FC_FREE]), ("hba-2", [FC_FREE]))
+    luns = {lun.canonical_name: lun for h in build_inventory(ABOUT, objects).hosts for lun in h.luns}
+    assert (luns[FC_FREE].transport, luns[FC_FREE].san) == ("fc", True)
+    assert (luns[LOCAL].transport, luns[LOCAL].san) == (None, False)  # no adapter lists it
+
+
+def test_a_vmfs_datastore_names_its_luns_and_whether_they_are_on_a_san() -> None:
+    by_id = {d.moid: d for d in build_inventory(ABOUT, storage_site()).datastores}
+    assert (by_id["ds-1"].luns, by_id["ds-1"].san) == ([FC_VMFS], True)
+    assert (by_id["ds-2"].luns, by_id["ds-2"].san) == ([], False)  # no type, no url: nothing to match
+    local = {d.moid: d for d in build_inventory(ABOUT, storage_site(LOCAL)).datastores}["ds-1"]
+    assert (local.luns, local.san) == ([LOCAL], False)
+
+
+def test_a_datastore_not_of_type_vmfs_has_no_luns() -> None:
+    objects = storage_site()
+    next(o for o in objects if o.moid == "ds-1").props["summary.type"] = "NFS"
+    ds1 = next(d for d in build_inventory(ABOUT, objects).datastores if d.moid == "ds-1")
+    assert (ds1.luns, ds1.san) == ([], False)

@@ -1290,7 +1290,7 @@ export interface components {
             api_thumbprint_sha256?: string | null;
             /**
              * Disks
-             * @description SAN LUN disks the appliance pools
+             * @description The disks the appliance pools: SAN LUNs, SLOG and L2ARC SSDs
              */
             disks?: components["schemas"]["LunDisk"][];
             /**
@@ -1815,6 +1815,11 @@ export interface components {
              */
             hosts: string[];
             /**
+             * Luns
+             * @description VMFS: canonical names of the LUNs holding its extents, as its hosts report them; empty for other types (or a VMFS volume no host reports)
+             */
+            luns: string[];
+            /**
              * Moid
              * @description Managed object id
              */
@@ -1824,6 +1829,11 @@ export interface components {
              * @description Datastore name
              */
             name: string;
+            /**
+             * San
+             * @description Whether it is VMFS on LUNs every one of which a host reaches over FC or iSCSI
+             */
+            san: boolean;
             /**
              * Type
              * @description File system type: 'VMFS', 'NFS', 'NFS41', 'vsan', 'vvol' or what vCenter says
@@ -2401,6 +2411,11 @@ export interface components {
              */
             in_maintenance: boolean;
             /**
+             * Luns
+             * @description Its SCSI disks (not CD-ROMs nor tapes), by canonical name
+             */
+            luns: components["schemas"]["Lun"][];
+            /**
              * Memory Bytes
              * @description Physical memory in bytes
              */
@@ -2618,8 +2633,68 @@ export interface components {
             username: string;
         };
         /**
+         * Lun
+         * @description A SCSI disk a host sees (HostScsiDisk): a LUN for a VMFS datastore or an RDM.
+         */
+        Lun: {
+            /**
+             * Canonical Name
+             * @description ESXi's name of the disk: naa./eui./t10. (SAN LUNs) or mpx. (local)
+             */
+            canonical_name: string;
+            /**
+             * Capacity Bytes
+             * @description Size in bytes
+             */
+            capacity_bytes: number;
+            /**
+             * Display Name
+             * @description The name vSphere shows for the disk
+             */
+            display_name: string;
+            /**
+             * Local
+             * @description Whether vSphere reports it as local; null when it does not say
+             */
+            local: boolean | null;
+            /**
+             * Model
+             * @description SCSI model (INQUIRY), trimmed
+             */
+            model: string;
+            /**
+             * San
+             * @description Whether it is reached over a SAN: transport 'fc', 'fcoe' or 'iscsi'
+             */
+            san: boolean;
+            /**
+             * Ssd
+             * @description Whether vSphere reports it as an SSD; null when it does not say
+             */
+            ssd: boolean | null;
+            /**
+             * Transport
+             * @description How the host reaches it, from the type of the adapters of its paths (scsiTopology): 'fc', 'fcoe', 'iscsi', 'sas', 'parallel', 'block', 'pcie', 'nvme-tcp', 'nvme-rdma' or 'other'; a SAN transport wins when it has several; null when no adapter lists it
+             */
+            transport: string | null;
+            /**
+             * Vendor
+             * @description SCSI vendor (INQUIRY), trimmed
+             */
+            vendor: string;
+            /**
+             * Vmfs
+             * @description Whether it holds (an extent of) one of the host's VMFS volumes: then not an RDM candidate
+             */
+            vmfs: boolean;
+        };
+        /**
          * LunDisk
-         * @description One SAN LUN disk of an appliance: a new thin VMDK on a VMFS datastore, or an RDM of the LUN.
+         * @description One disk of an appliance's pool: a new thin VMDK on a VMFS datastore, or an RDM of the LUN.
+         *
+         *     Its role is the pool's part it plays: a data disk (a SAN LUN), the SLOG (an SSD: the NFS datastore's
+         *     sync writes land there first) or an L2ARC cache (an SSD: a read cache behind the ARC). In vSphere
+         *     the SSDs are VMDKs on the host's local SSD datastores.
          */
         LunDisk: {
             /**
@@ -2637,6 +2712,13 @@ export interface components {
              * @description RDM: canonical name of the host's SCSI LUN to map raw (physical compatibility mode)
              */
             rdm_lun?: string | null;
+            /**
+             * Role
+             * @description data = a SAN LUN of the pool; log = SLOG SSD (two make a mirror); cache = L2ARC SSD
+             * @default data
+             * @enum {string}
+             */
+            role: "data" | "log" | "cache";
             /**
              * Size Gb
              * @description VMDK: size of the new thin VMDK in GiB

@@ -1,7 +1,9 @@
 import type { Datastore } from '../../api/types';
 import { TextField } from '../../components/TextField';
-import { BackendLunTable } from './BackendLunTable';
-import type { LunChoice } from './draft';
+import { BackendLunGuestPaths, BackendLunTable, hasGuestPaths } from './BackendLunTable';
+import type { HostLun } from './backendModel';
+import { BackendSsdFields } from './BackendSsdFields';
+import { isSsd, type LunChoice } from './draft';
 
 interface Props {
   host: string;
@@ -10,6 +12,9 @@ interface Props {
   endpoint: string;
   luns: LunChoice[];
   candidates: Datastore[];
+  /** Datastores for its SLOG and L2ARC VMDKs, SSD-backed ones first. */
+  ssdCandidates: { ds: Datastore; ssd: boolean }[];
+  rdmCandidates: HostLun[];
   errors: Record<string, string>;
   clear: (key: string) => void;
   onAddress: (value: string) => void;
@@ -22,6 +27,9 @@ export function BackendHostCard(props: Props) {
   const { host, applianceName, errors, clear } = props;
   const endpointKey = `endpoint:${host}`;
   const headingId = `backend-host-${applianceName}`;
+  // The SAN LUNs first, then the SSDs: the LUN table edits the former, BackendSsdFields the latter.
+  const dataLuns = props.luns.filter((l) => !isSsd(l));
+  const ssds = props.luns.filter(isSsd);
   return (
     <section className="backend-host" aria-labelledby={headingId} data-testid="backend-host" data-host={host}>
       <h4 id={headingId} cds-text="subsection">
@@ -38,8 +46,24 @@ export function BackendHostCard(props: Props) {
           props.onAddress(value.trim());
         }}
       />
-      <BackendLunTable host={host} luns={props.luns} candidates={props.candidates} errors={errors} onChange={props.onLuns} clear={clear} />
-      <details className="backend-advanced" open={Boolean(props.endpoint) || Boolean(errors[endpointKey]) || undefined}>
+      <BackendLunTable
+        host={host}
+        luns={dataLuns}
+        candidates={props.candidates}
+        rdmCandidates={props.rdmCandidates}
+        errors={errors}
+        onChange={(luns) => props.onLuns([...luns, ...ssds])}
+        clear={clear}
+      />
+      <BackendSsdFields
+        host={host}
+        ssds={ssds}
+        candidates={props.ssdCandidates}
+        errors={errors}
+        onChange={(chosen) => props.onLuns([...dataLuns, ...chosen])}
+        clear={clear}
+      />
+      <details className="backend-advanced" open={Boolean(props.endpoint) || Boolean(errors[endpointKey]) || hasGuestPaths(host, props.luns, errors) || undefined}>
         <summary>Advanced</summary>
         <TextField
           label={`Api address of ${applianceName}`}
@@ -52,6 +76,7 @@ export function BackendHostCard(props: Props) {
             props.onEndpoint(value.trim());
           }}
         />
+        <BackendLunGuestPaths host={host} luns={props.luns} errors={errors} onChange={props.onLuns} clear={clear} />
       </details>
     </section>
   );

@@ -18,9 +18,10 @@ export function PoolTypeRecommendations({ input }: { input: SizingInput | null }
       <h3 id="pooltype-plan-title" cds-text="subsection">
         Recommendations per appliance ({input.desktops} desktops, {input.ram_gib} GiB RAM)
       </h3>
-      <p className="muted small">
-        Without SSDs: the deployment gives the appliances no SLOG or L2ARC device yet. Add them on each appliance’s Pools
-        page after deployment; its Tuning page then sizes them.
+      <p className="muted small" data-testid="plan-ssds">
+        {input.slog_ssd_gib || input.l2arc_ssd_gib
+          ? `With the first appliance’s SSDs of step 3 (its export is the datastore): SLOG ${input.slog_ssd_gib} GiB, L2ARC ${input.l2arc_ssd_gib} GiB.`
+          : 'Without SSDs: no SLOG or L2ARC chosen in step 3. They can be added on each appliance’s Pools page later; its Tuning page then sizes them.'}
       </p>
       <div className="plan-headline">
         <div>

@@ -8,7 +8,7 @@ import { BackendApplianceFields } from './BackendApplianceFields';
 import { BackendHostCard } from './BackendHostCard';
 import { BackendNetworkFields } from './BackendNetworkFields';
 import { BackendPasswordFields } from './BackendPasswordFields';
-import { lunDatastores, sharedDatastores, sharedNetworks, validateBackend } from './backendModel';
+import { lunDatastores, rdmLuns, sharedDatastores, sharedNetworks, ssdDatastores, validateBackend } from './backendModel';
 import type { Draft, StepProps } from './draft';
 import { useRefusal } from './placementRefusal';
 
@@ -61,8 +61,8 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
       />
       <h3 cds-text="subsection">SAN LUNs per host</h3>
       <p className="muted small">
-        Each appliance pools its LUNs into one ZFS pool: a thin VMDK per LUN on a VMFS datastore of its host. SSDs for the
-        write log (SLOG) and the read cache (L2ARC) are added on the appliance’s Pools page after deployment.
+        Each appliance pools its LUNs into one ZFS pool: a thin VMDK per LUN on a VMFS datastore of its host, or a free LUN of the host mapped raw (RDM). Optionally an SSD
+        for the write log (SLOG) and one for the read cache (L2ARC): a VMDK each on a local SSD datastore of the host.
       </p>
       {draft.hosts.map((host, i) => (
         <BackendHostCard
@@ -73,6 +73,8 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
           endpoint={backend.apiEndpoints[host] ?? ''}
           luns={backend.luns[host] ?? []}
           candidates={lunDatastores(inv, host)}
+          ssdCandidates={ssdDatastores(inv, host)}
+          rdmCandidates={rdmLuns(inv, draft, host)}
           errors={errors}
           clear={clear}
           onAddress={perHost('addresses', host)}

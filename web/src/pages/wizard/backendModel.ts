@@ -1,6 +1,6 @@
 // Step 3: the appliances and their SAN LUNs. Pure functions over the draft and the vCenter inventory.
-import type { Datastore, Inventory, Network } from '../../api/types';
-import type { Draft, LunChoice } from './draft';
+import type { Datastore, Host, Inventory, Network } from '../../api/types';
+import { isSsd, type Draft, type LunChoice } from './draft';
 
 export type Size = Draft['backend']['size'];
 
@@ -35,6 +35,20 @@ export function lunDatastores(inv: Inventory, host: string): Datastore[] {
   return inv.datastores.filter((ds) => h?.datastores.includes(ds.moid) && ds.accessible && !NOT_A_LUN.has(ds.type.toUpperCase()));
 }
 
+export type HostLun = Host['luns'][number];
+
+/** The host's disks an appliance on it can map raw: not holding VMFS, not mapped by another host's appliance. */
+export function rdmLuns(inv: Inventory, draft: Draft, host: string): HostLun[] {
+  const elsewhere = new Set(
+    draft.hosts.filter((h) => h !== host).flatMap((h) => (draft.backend.luns[h] ?? []).flatMap((l) => (l.kind === 'rdm' ? [l.lun] : []))),
+  );
+  const luns = inv.hosts.find((h) => h.name === host)?.luns ?? [];
+  return luns.filter((l) => !l.vmfs && !elsewhere.has(l.canonical_name));
+}
+
+/** provisioning/plan.py GuestPath */
+const GUEST_PATH = /^\/dev\/disk\/by-id\/[A-Za-z0-9._:+-]+$/;
+
 const OCTET = '(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 const IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
 
@@ -53,18 +67,34 @@ export function sameSubnet(a: string, b: string, prefix: number): boolean {
 
 const ENDPOINT = /^[A-Za-z0-9.\-[\]:]+:(\d{1,5})$/;
 
-export function lunKey(host: string, index: number, part: 'datastore' | 'size') {
+export function lunKey(host: string, index: number, part: 'datastore' | 'size' | 'lun' | 'guestPath') {
   return `lun:${host}:${index}:${part}`;
 }
 
 function lunErrors(inv: Inventory, draft: Draft, errors: Record<string, string>) {
   const taken = new Map<string, number>(); // datastore → GiB asked for so far, over every host (shared ones)
+  const mapped = new Map<string, string>(); // LUN mapped raw → by which appliance, over every host
   for (const host of draft.hosts) {
-    const luns: LunChoice[] = draft.backend.luns[host] ?? [];
+    const hostLuns = inv.hosts.find((h) => h.name === host)?.luns ?? [];
+    const guestPaths = new Map<string, number>();
+    const luns: LunChoice[] = (draft.backend.luns[host] ?? []).filter((l) => !isSsd(l)); // the SSDs: ssdErrors
     if (luns.length === 0) errors[`luns:${host}`] = `Give the appliance on ${host} at least one LUN for its pool.`;
     const candidates = lunDatastores(inv, host);
     luns.forEach((lun, i) => {
-      if (lun.kind !== 'vmdk') return;
+      const guestPath = (lun.guestPath ?? '').trim();
+      if (guestPath && (!GUEST_PATH.test(guestPath) || guestPath.length < 17 || guestPath.length > 200)) {
+        errors[lunKey(host, i, 'guestPath')] = 'Give a /dev/disk/by-id/… path (letters, digits and . _ : + -), or leave it empty.';
+      } else if (guestPath && guestPaths.has(guestPath)) {
+        errors[lunKey(host, i, 'guestPath')] = `LUN ${(guestPaths.get(guestPath) ?? 0) + 1} already has this guest path.`;
+      } else if (guestPath) guestPaths.set(guestPath, i);
+      if (lun.kind === 'rdm') {
+        const found = hostLuns.find((l) => l.canonical_name === lun.lun);
+        if (!found) errors[lunKey(host, i, 'lun')] = `Choose a LUN ${host} sees.`;
+        else if (found.vmfs) errors[lunKey(host, i, 'lun')] = `${lun.lun} holds a VMFS datastore: it cannot be mapped raw.`;
+        else if (mapped.has(lun.lun)) errors[lunKey(host, i, 'lun')] = `${lun.lun} is already mapped by ${mapped.get(lun.lun)}.`;
+        else mapped.set(lun.lun, `LUN ${i + 1} of ${host}`);
+        return;
+      }
       const ds = candidates.find((d) => d.name === lun.datastore);
       if (!ds) {
         errors[lunKey(host, i, 'datastore')] = `Choose a VMFS datastore ${host} sees.`;
@@ -128,6 +158,7 @@ export function validateBackend(inv: Inventory, draft: Draft, passwordConfirm: s
   }
   networkErrors(draft, errors);
   lunErrors(inv, draft, errors);
+  ssdErrors(inv, draft, errors);
   for (const host of draft.hosts) {
     const endpoint = (b.apiEndpoints[host] ?? '').trim();
     const port = ENDPOINT.exec(endpoint)?.[1];
@@ -139,4 +170,55 @@ export function validateBackend(inv: Inventory, draft: Draft, passwordConfirm: s
     errors.adminPassword = 'Enter a password of 8 to 128 characters.';
   } else if (passwordConfirm !== b.adminPassword) errors.adminPasswordConfirm = 'The two passwords differ.';
   return errors;
+}
+
+// --- the SLOG and L2ARC SSDs (BackendSsdFields): VMDKs on a datastore of the host, after its SAN LUNs ---
+
+/** The error key of a host's SLOG ('log') or L2ARC ('cache') SSD field. */
+export function ssdKey(host: string, role: 'log' | 'cache', part: 'datastore' | 'size') {
+  return `ssd:${host}:${role}:${part}`;
+}
+
+/** The host's datastores a SLOG or L2ARC VMDK can go on, SSD-backed ones first (every LUN of it an SSD). */
+export function ssdDatastores(inv: Inventory, host: string): { ds: Datastore; ssd: boolean }[] {
+  const luns = inv.hosts.find((x) => x.name === host)?.luns ?? [];
+  const ssdLun = (name: string) => luns.find((l) => l.canonical_name === name)?.ssd === true;
+  const all = lunDatastores(inv, host).map((ds) => ({ ds, ssd: ds.luns.length > 0 && ds.luns.every(ssdLun) }));
+  return [...all.filter((d) => d.ssd), ...all.filter((d) => !d.ssd)];
+}
+
+function ssdErrors(inv: Inventory, draft: Draft, errors: Record<string, string>) {
+  // GiB asked for on each datastore: every host's SAN LUN VMDKs first, then the SSDs as they come
+  const taken = new Map<string, number>();
+  const all = draft.hosts.flatMap((h) => draft.backend.luns[h] ?? []);
+  for (const lun of all) if (lun.kind === 'vmdk' && !isSsd(lun)) taken.set(lun.datastore, (taken.get(lun.datastore) ?? 0) + lun.sizeGb);
+  for (const host of draft.hosts) {
+    const ssds = (draft.backend.luns[host] ?? []).filter(isSsd);
+    if (ssds.filter((l) => l.role === 'log').length > 2) errors[`luns:${host}`] = `At most two SLOG SSDs (a mirror) on ${host}.`;
+    const candidates = lunDatastores(inv, host);
+    for (const ssd of ssds) {
+      if (ssd.kind !== 'vmdk' || (ssd.role !== 'log' && ssd.role !== 'cache')) continue;
+      const what = ssd.role === 'log' ? 'SLOG' : 'L2ARC';
+      const ds = candidates.find((d) => d.name === ssd.datastore);
+      if (!ds) {
+        errors[ssdKey(host, ssd.role, 'datastore')] = `Choose a datastore ${host} sees for the ${what} SSD.`;
+        continue;
+      }
+      if (!Number.isInteger(ssd.sizeGb) || ssd.sizeGb < 1) {
+        errors[ssdKey(host, ssd.role, 'size')] = 'Enter the size in whole GiB (at least 1).';
+        continue;
+      }
+      const free = Math.floor(ds.free_bytes / GIB);
+      const total = (taken.get(ds.name) ?? 0) + ssd.sizeGb;
+      taken.set(ds.name, total);
+      if (total > free) errors[ssdKey(host, ssd.role, 'size')] = `With the disks above, ${total} GiB on ${ds.name}: more than its ${free} GiB free.`;
+    }
+  }
+}
+
+/** The SLOG and L2ARC GiB (VMDKs) of the first host's appliance: the one whose export every host mounts (toPlan). */
+export function ssdGib(draft: Draft): { slog: number; l2arc: number } {
+  const disks = draft.backend.luns[draft.hosts[0] ?? ''] ?? [];
+  const sum = (role: 'log' | 'cache') => disks.reduce((n, l) => n + (l.role === role && l.kind === 'vmdk' && l.sizeGb > 0 ? l.sizeGb : 0), 0);
+  return { slog: sum('log'), l2arc: sum('cache') };
 }

@@ -16,8 +16,16 @@ export const STEPS: readonly { id: StepId; title: string }[] = [
   { id: 'deploy', title: 'Deploy' },
 ];
 
-/** One SAN LUN given to an appliance: a thin VMDK on a VMFS datastore, or a raw-mapped LUN. */
-export type LunChoice = { kind: 'vmdk'; datastore: string; sizeGb: number } | { kind: 'rdm'; lun: string };
+/** One SAN LUN given to an appliance: a thin VMDK on a VMFS datastore, or a raw-mapped LUN. `guestPath`:
+ * its /dev/disk/by-id path in the appliance, where the appliance cannot find it by its WWN. */
+export type LunChoice = ({ kind: 'vmdk'; datastore: string; sizeGb: number } | { kind: 'rdm'; lun: string }) & {
+  guestPath?: string;
+  /** Its part in the pool (provisioning/plan.py LunDisk.role): none = a SAN LUN; 'log' = SLOG SSD; 'cache' = L2ARC SSD. */
+  role?: LunRole;
+};
+export type LunRole = 'data' | 'log' | 'cache';
+/** An SSD of the pool (SLOG or L2ARC): BackendSsdFields shows those, the SAN LUN table the others. */
+export const isSsd = (lun: LunChoice) => lun.role === 'log' || lun.role === 'cache';
 
 export interface Draft {
   vcenterId: number | null;

@@ -4,9 +4,10 @@ import type { Draft, LunChoice } from './draft';
 export type DeploymentPlan = components['schemas']['DeploymentPlan'];
 
 function lunDisk(choice: LunChoice) {
-  return choice.kind === 'rdm'
-    ? { rdm_lun: choice.lun }
-    : { datastore: choice.datastore, size_gb: choice.sizeGb };
+  const disk = choice.kind === 'rdm' ? { rdm_lun: choice.lun } : { datastore: choice.datastore, size_gb: choice.sizeGb };
+  const guestPath = choice.guestPath?.trim();
+  const withRole = { ...disk, role: choice.role ?? 'data' };
+  return guestPath ? { ...withRole, guest_path: guestPath } : withRole;
 }
 
 /** The DeploymentPlan the api stores for the draft (it validates it again, and says which field is wrong). */

@@ -1,7 +1,7 @@
 // Step 4: the desktop pool's type, its NFS datastore, and what the sizing calculator is fed.
 import type { PoolType, SizingInput } from '../../api/storage';
 import type { Inventory } from '../../api/types';
-import { SIZES } from './backendModel';
+import { SIZES, ssdGib } from './backendModel';
 import type { Draft } from './draft';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]*$/;
@@ -50,9 +50,9 @@ export function sizingInput(draft: Draft, goldenGib: string): SizingInput | null
     desktop_gib: DESKTOP_DELTA_GIB,
     golden_gib: golden,
     ram_gib: ramGib,
-    // The plan gives an appliance no SSD roles yet: SLOG and L2ARC are added on its Pools page later.
-    l2arc_ssd_gib: 0,
-    slog_ssd_gib: 0,
+    // The SLOG and L2ARC SSDs chosen in step 3 for the first appliance (0 without)
+    l2arc_ssd_gib: ssdGib(draft).l2arc,
+    slog_ssd_gib: ssdGib(draft).slog,
     write_mib_s: 20,
     compression_ratio: 1.7,
   };
