@@ -181,7 +181,7 @@ test('the wizard deploys a 20-desktop pool on 4 appliances; recompose and delete
     await expect(diff).toBeVisible({ timeout: 60_000 });
     const counts = diff.getByRole('list', { name: 'Changes by kind' });
     await expect(counts.locator('[data-count="create appliance"]')).toHaveText('Create 4 appliances');
-    await expect(counts.locator('[data-count="create disk"]')).toHaveText('Create 16 LUN disks'); // 2 LUNs, a SLOG and an L2ARC each
+    await expect(counts.locator('[data-count="create disk"]')).toHaveText('Create 16 disks (LUNs and SSDs)'); // 2 LUNs, a SLOG and an L2ARC each
     await expect(counts.locator('[data-count="create nfs_mount"]')).toHaveText('Create 4 NFS datastore mounts');
     await expect(counts.locator('[data-count="create desktop"]')).toHaveText('Create 20 desktops');
     for (const host of HOSTS) await expect(diff.getByRole('region', { name: host })).toContainText('Create 1 appliance');

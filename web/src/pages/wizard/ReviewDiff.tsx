@@ -5,7 +5,7 @@ type Action = PlanOut['actions'][number];
 const OPS: Record<Action['op'], string> = { create: 'Create', delete: 'Remove', replace: 'Recompose', power_on: 'Power on' };
 const KINDS: Record<Action['kind'], [string, string]> = {
   appliance: ['appliance', 'appliances'],
-  disk: ['LUN disk', 'LUN disks'],
+  disk: ['disk (LUN or SSD)', 'disks (LUNs and SSDs)'],
   storage: ['ZFS pool, dataset and NFS export', 'ZFS pools, datasets and NFS exports'],
   nfs_mount: ['NFS datastore mount', 'NFS datastore mounts'],
   folder: ['VM folder', 'VM folders'],

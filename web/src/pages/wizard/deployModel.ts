@@ -26,7 +26,7 @@ export interface Phase {
 }
 
 const TITLES: Record<PhaseId, string> = {
-  appliances: 'Appliances (OVA, LUN disks, ZFS pool and NFS export)',
+  appliances: 'Appliances (OVA, LUN and SSD disks, ZFS pool and NFS export)',
   mounts: 'NFS datastore on every host',
   desktops: 'Desktops',
   horizon: 'Horizon pool',
