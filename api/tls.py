@@ -11,9 +11,14 @@ from pathlib import Path
 from appliance.firstboot.tls import self_signed
 
 
+def paths(data_dir: Path) -> tuple[Path, Path]:
+    """(certificate, key): where first boot writes them, the api serves them and an upload installs them."""
+    return data_dir / "tls.crt", data_dir / "tls.key"
+
+
 def ensure_certificate(data_dir: Path) -> tuple[Path, Path]:
     """(cert, key) paths in data_dir (where first boot writes them), made self-signed if absent."""
-    cert, key = data_dir / "tls.crt", data_dir / "tls.key"
+    cert, key = paths(data_dir)
     if cert.exists() and key.exists():
         return cert, key
     data_dir.mkdir(parents=True, exist_ok=True)

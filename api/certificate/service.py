@@ -27,6 +27,7 @@ from cryptography.x509.oid import ExtensionOID
 
 from api.certificate.schemas import CertificateFacts
 from api.errors import InvalidInput
+from api.tls import paths
 from provisioning.certificate import thumbprint_sha256
 
 log = logging.getLogger(__name__)
@@ -39,11 +40,6 @@ _SPKI = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKey
 class Pair:
     chain: list[x509.Certificate]
     key: PrivateKeyTypes
-
-
-def paths(data_dir: Path) -> tuple[Path, Path]:
-    """(certificate, key): where api/tls.py and first boot keep them."""
-    return data_dir / "tls.crt", data_dir / "tls.key"
 
 
 def host_names() -> list[str]:

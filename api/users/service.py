@@ -84,9 +84,13 @@ def remove(db: Session, by: Principal, user_id: int) -> None:
     user = get(db, user_id)
     if user.id == by.user_id:
         raise Conflict("You cannot delete the user you are logged in as; log in as another administrator")
-    if (db.scalar(select(func.count(User.id))) or 0) <= 1:
-        raise Conflict("The last administrator cannot be deleted")
+    name = user.username
     db.execute(delete(LoginSession).where(LoginSession.user_id == user.id))
-    db.delete(user)
+    # Counted in the DELETE itself: two administrators deleting each other at once cannot leave none.
+    others = select(func.count(User.id)).scalar_subquery()
+    gone = db.execute(delete(User).where(User.id == user.id, others > 1))
+    if not getattr(gone, "rowcount", 0):
+        db.rollback()
+        raise Conflict("The last administrator cannot be deleted")
     db.commit()
-    log.info("user %s deleted by %s", user.username, by.username)
+    log.info("user %s deleted by %s", name, by.username)

@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { type Deployment, useForgetDeployment } from '../../api/deployments';
 import { messageOf } from '../../api/errors';
 import { finished, useJobs } from '../../api/jobs';
@@ -31,10 +31,15 @@ export function DeploymentCard({ deployment }: { deployment: Deployment }) {
   const followed = () => void queryClient.invalidateQueries({ queryKey: ['jobs', 'of', deployment.id] });
   const destroyed = latest?.kind === 'destroy' && latest.state === 'succeeded';
 
-  // A job that ends changes what vCenter holds: ask again.
+  // A job that ends changes what vCenter holds: ask again — on a change only, not when the jobs first
+  // arrive (the inventory read is already under way then, and it is the slowest call of the page).
   const ended = latest ? `${latest.id}-${finished(latest)}` : '';
+  const seen = useRef(ended);
   useEffect(() => {
-    if (ended) void queryClient.invalidateQueries({ queryKey: ['deployments', deployment.id, 'inventory'] });
+    if (seen.current && ended !== seen.current) {
+      void queryClient.invalidateQueries({ queryKey: ['deployments', deployment.id, 'inventory'] });
+    }
+    seen.current = ended || seen.current;
   }, [ended, deployment.id, queryClient]);
 
   return (

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import type { Deployment } from '../../api/deployments';
 import { TextField } from '../../components/TextField';
+import { MAX_DESKTOPS } from '../wizard/desktopsModel';
 import { PlanChangeModal } from './PlanChangeModal';
 import { type Pool, resizeNames } from './poolModel';
 import { usePlanChange } from './usePlanChange';
 
-const MAX = 4000;
 
 function names(list: string[]): string {
   return list.length > 6 ? `${list.slice(0, 3).join(', ')} … ${list.slice(-2).join(', ')}` : list.join(', ');
@@ -21,8 +21,8 @@ export function ResizeModal(props: { deployment: Deployment; pool: Pool; onStart
   const invalid =
     text.trim() === '' || !Number.isInteger(count)
       ? 'Give a whole number of desktops'
-      : count < 1 || count > MAX
-        ? `A pool has 1 to ${MAX} desktops`
+      : count < 1 || count > MAX_DESKTOPS
+        ? `A pool has 1 to ${MAX_DESKTOPS} desktops`
         : count === pool.count
           ? `The pool has ${pool.count} desktops already`
           : undefined;

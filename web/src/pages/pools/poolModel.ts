@@ -1,6 +1,7 @@
 import type { Deployment, DeploymentPlan } from '../../api/deployments';
 import type { Job } from '../../api/jobs';
 import type { Snapshot } from '../../api/types';
+import { desktopName } from '../wizard/desktopsModel';
 import type { PlanAction } from './fleetApi';
 
 export type Pool = NonNullable<DeploymentPlan['pool']>;
@@ -11,12 +12,6 @@ export function poolTypeOf(pool: Pool): string {
   return `${persistence}, ${pool.clone === 'full' ? 'full' : 'linked'} clones`;
 }
 
-/** The name of desktop `number` (the run of '#' is the zero-padded number), as provisioning.plan does. */
-export function desktopName(naming: string, number: number): string {
-  const run = /#+/.exec(naming);
-  if (!run) return naming;
-  return naming.slice(0, run.index) + String(number).padStart(run[0].length, '0') + naming.slice(run.index + run[0].length);
-}
 
 /** Desktops added (grow) or removed (shrink) going from `from` to `to` desktops. */
 export function resizeNames(pool: Pool, to: number): { added: string[]; removed: string[] } {

@@ -5,7 +5,7 @@ import { messageOf } from '../../api/errors';
 import { type PoolHealth, useDatasets, useDestroyPool, useNfs, useTargets } from '../../api/storage';
 import { TextField } from '../../components/TextField';
 import { formatBytes } from '../../format';
-import { leaves } from './poolModel';
+import { leaves, onPool } from './poolModel';
 
 /**
  * Destroying a pool loses every dataset, zvol and snapshot on it: the dialog names them and asks for the
@@ -18,9 +18,9 @@ export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose:
   const children = datasets.data?.filter((d) => d.name !== pool.name) ?? [];
   const used = datasets.data?.find((d) => d.name === pool.name)?.used;
   const disks = [...leaves(pool, 'data'), ...leaves(pool, 'log'), ...leaves(pool, 'cache')];
-  const onPool = (name: string) => name.startsWith(`${pool.name}/`);
-  const exports = useNfs().data?.exports.filter((e) => onPool(e.dataset)) ?? [];
-  const targets = useTargets().data?.filter((t) => t.luns.some((l) => onPool(l.replace(/^\/dev\/zvol\//, '')))) ?? [];
+  const exports = useNfs().data?.exports.filter((e) => onPool(pool.name, e.dataset)) ?? [];
+  const targets =
+    useTargets().data?.filter((t) => t.luns.some((l) => onPool(pool.name, l.replace(/^\/dev\/zvol\//, '')))) ?? [];
 
   const confirm = () => {
     if (typed === pool.name) destroy.mutate(pool.name, { onSuccess: onClose });

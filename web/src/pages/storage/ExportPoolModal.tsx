@@ -3,6 +3,7 @@ import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds
 import { Link } from 'react-router';
 import { messageOf } from '../../api/errors';
 import { type PoolHealth, useExportPool, useNfs } from '../../api/storage';
+import { onPool } from './poolModel';
 
 /**
  * Exporting takes a pool off this appliance (e.g. before its LUNs move to another one). The api refuses while
@@ -11,8 +12,7 @@ import { type PoolHealth, useExportPool, useNfs } from '../../api/storage';
 export function ExportPoolModal({ pool, onClose }: { pool: PoolHealth; onClose: () => void }) {
   const exportPool = useExportPool();
   const nfs = useNfs();
-  const onPool = (name: string) => name === pool.name || name.startsWith(`${pool.name}/`);
-  const blocking = nfs.data?.exports.filter((e) => onPool(e.dataset)) ?? [];
+  const blocking = nfs.data?.exports.filter((e) => onPool(pool.name, e.dataset)) ?? [];
 
   return (
     <CdsModal aria-labelledby="export-pool-title" onCloseChange={onClose} closable>

@@ -140,3 +140,8 @@ export function devicesOf(draft: PoolDraft, role: Role): string[] {
     .filter(([, r]) => r === role)
     .map(([path]) => path);
 }
+
+/** Whether a dataset (or zvol) is the pool's root or lies below it: NFS from it blocks export and destroy. */
+export function onPool(pool: string, dataset: string): boolean {
+  return dataset === pool || dataset.startsWith(`${pool}/`);
+}

@@ -10,6 +10,7 @@ import { BackendNetworkFields } from './BackendNetworkFields';
 import { BackendPasswordFields } from './BackendPasswordFields';
 import { lunDatastores, rdmLuns, sharedDatastores, sharedNetworks, ssdDatastores, validateBackend } from './backendModel';
 import type { Draft, StepProps } from './draft';
+import { applianceName } from './plan';
 import { useRefusal } from './placementRefusal';
 
 type Backend = Draft['backend'];
@@ -68,7 +69,7 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
         <BackendHostCard
           key={host}
           host={host}
-          applianceName={`arcvsa-${String(i + 1).padStart(2, '0')}`}
+          applianceName={applianceName(i)}
           address={backend.addresses[host] ?? ''}
           endpoint={backend.apiEndpoints[host] ?? ''}
           luns={backend.luns[host] ?? []}

@@ -1,5 +1,6 @@
 import type { components } from '../../api/schema';
 import type { Draft, LunChoice } from './draft';
+import { DESKTOP_DELTA_GIB } from './poolTypeModel';
 
 export type DeploymentPlan = components['schemas']['DeploymentPlan'];
 
@@ -10,13 +11,18 @@ function lunDisk(choice: LunChoice) {
   return guestPath ? { ...withRole, guest_path: guestPath } : withRole;
 }
 
+/** The VM (and host) name of the appliance on the i-th chosen host: arcvsa-01, arcvsa-02 ... */
+export function applianceName(i: number): string {
+  return `arcvsa-${String(i + 1).padStart(2, '0')}`;
+}
+
 /** The DeploymentPlan the api stores for the draft (it validates it again, and says which field is wrong). */
 export function toPlan(draft: Draft): DeploymentPlan {
   const { backend, storage, desktops } = draft;
   const appliances = draft.hosts.map((host, i) => ({
     host,
-    name: `arcvsa-${String(i + 1).padStart(2, '0')}`,
-    properties: { hostname: `arcvsa-${String(i + 1).padStart(2, '0')}`, ipv4_address: backend.addresses[host] ?? '' },
+    name: applianceName(i),
+    properties: { hostname: applianceName(i), ipv4_address: backend.addresses[host] ?? '' },
     disks: (backend.luns[host] ?? []).map(lunDisk),
     ...(backend.apiEndpoints[host] ? { api_endpoint: backend.apiEndpoints[host] } : {}),
   }));
@@ -59,7 +65,7 @@ export function toPlan(draft: Draft): DeploymentPlan {
       full_copy: storage.clone === 'full' ? 'zfs' : 'vsphere',
       concurrency: 8,
       power_on: true,
-      delta_gb: 2,
+      delta_gb: DESKTOP_DELTA_GIB,
       memory_overcommit: 4,
       ...(desktops.customizationSpec ? { customization_spec: desktops.customizationSpec } : {}),
     },

@@ -2,6 +2,7 @@
 import type { PoolType, SizingInput } from '../../api/storage';
 import type { Inventory } from '../../api/types';
 import { SIZES, ssdGib } from './backendModel';
+import { MAX_DESKTOPS } from './desktopsModel';
 import type { Draft } from './draft';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]*$/;
@@ -31,7 +32,7 @@ export function validatePoolType(inv: Inventory | undefined, draft: Draft, golde
   else if (!PATH.test(path)) errors.path = 'Give /<pool>/<dataset>, e.g. /tank/vdi: letters, digits, dots, dashes and underscores.';
   else if (!/^\/[A-Za-z]/.test(path)) errors.path = 'A ZFS pool name starts with a letter, e.g. /tank/vdi.';
   const count = draft.desktops.count;
-  if (!Number.isInteger(count) || count < 1 || count > 4000) errors.count = 'Enter a number of desktops from 1 to 4000.';
+  if (!Number.isInteger(count) || count < 1 || count > MAX_DESKTOPS) errors.count = `Enter a number of desktops from 1 to ${MAX_DESKTOPS}.`;
   const golden = Number(goldenGib);
   if (!goldenGib.trim() || !Number.isFinite(golden) || golden <= 0) errors.goldenGib = 'Enter the golden image’s size in GiB.';
   return errors;
