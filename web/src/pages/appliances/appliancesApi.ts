@@ -6,13 +6,16 @@ import type { components } from '../../api/schema';
 export type ApplianceStatus = components['schemas']['ApplianceStatus'];
 export type ApplianceInfo = components['schemas']['ApplianceInfo'];
 
-/** Each appliance of a deployment as its own api reports it; read again every 30 s. */
+/**
+ * Each appliance of a deployment as its own api reports it; read again every 2 minutes while the page is
+ * shown (each read logs in to every appliance: a password hash and a session there), else on Refresh.
+ */
 export function useDeploymentAppliances(id: number) {
   return useQuery({
     queryKey: ['deployments', id, 'appliances'],
     queryFn: () =>
       call(api.GET('/api/deployments/{deployment_id}/appliances', { params: { path: { deployment_id: id } } })),
-    refetchInterval: 30_000,
+    refetchInterval: 120_000,
     retry: false,
   });
 }
