@@ -44,16 +44,21 @@ def _playwright(spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], e
     return run.returncode
 
 
-def test_login_add_vcenter_and_see_its_hosts(
-    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    vc = {
+def _vcsim_env(vcsim: Any) -> dict[str, str]:
+    """What the specs that connect vcsim through the UI read."""
+    return {
         "VCSIM_HOST": vcsim.host,
         "VCSIM_PORT": str(vcsim.port),
         "VCSIM_USER": vcsim.username,
         "VCSIM_PASSWORD": vcsim.password,
         "VCSIM_THUMBPRINT": vcsim.thumbprint_sha256,
     }
+
+
+def test_login_add_vcenter_and_see_its_hosts(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vc = _vcsim_env(vcsim)
     code = _playwright("connect-vcenter.spec.ts", tmp_path, capsys, vc)
     assert code == 0, "the Playwright journey failed (its output is above)"
 
@@ -67,13 +72,7 @@ def test_storage_pages_without_an_appliance(tmp_path: Path, capsys: pytest.Captu
 
 def test_wizard_steps_1_to_4(vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """wizard_steps.spec.ts: the wizard's vCenter, placement, back end and pool type steps against vcsim."""
-    vc = {
-        "VCSIM_HOST": vcsim.host,
-        "VCSIM_PORT": str(vcsim.port),
-        "VCSIM_USER": vcsim.username,
-        "VCSIM_PASSWORD": vcsim.password,
-        "VCSIM_THUMBPRINT": vcsim.thumbprint_sha256,
-    }
+    vc = _vcsim_env(vcsim)
     code = _playwright("wizard_steps.spec.ts", tmp_path, capsys, vc)
     assert code == 0, "the Playwright wizard steps failed (their output is above)"
 
@@ -193,11 +192,7 @@ def test_wizard_deploys_recomposes_and_deletes_a_20_desktop_pool(
         ova = make_ova(tmp_path)
         with replayed_appliances(tmp_path / "appliances", 4, "fleet", fleet_flows.PASSWORD) as apis:
             env = {
-                "VCSIM_HOST": sim.host,
-                "VCSIM_PORT": str(sim.port),
-                "VCSIM_USER": sim.username,
-                "VCSIM_PASSWORD": sim.password,
-                "VCSIM_THUMBPRINT": sim.thumbprint_sha256,
+                **_vcsim_env(sim),
                 "ARCVSA_E2E_OVA": str(ova),
                 "ARCVSA_E2E_ENDPOINTS": ",".join(s.endpoint for s, _ in apis),
                 "ARCVSA_E2E_APPLIANCE_PASSWORD": fleet_flows.PASSWORD,
@@ -215,13 +210,7 @@ def test_every_page_has_no_critical_accessibility_violation(
     vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """a11y.spec.ts: axe-core on every page (the inventory and every wizard step with vcsim connected)."""
-    vc = {
-        "VCSIM_HOST": vcsim.host,
-        "VCSIM_PORT": str(vcsim.port),
-        "VCSIM_USER": vcsim.username,
-        "VCSIM_PASSWORD": vcsim.password,
-        "VCSIM_THUMBPRINT": vcsim.thumbprint_sha256,
-    }
+    vc = _vcsim_env(vcsim)
     code = _playwright("a11y.spec.ts", tmp_path, capsys, vc)
     assert code == 0, "axe-core found critical accessibility violations (listed above)"
 
