@@ -13,7 +13,7 @@ export VCSIM
 # Host packages every tier needs; the image/OVA fragments add theirs.
 APT_PACKAGES := chromium ca-certificates
 -include mk/*.mk
-APT_ALL := $(sort $(APT_PACKAGES) $(IMAGE_APT_PACKAGES) $(OVA_APT_PACKAGES) $(STORAGE_APT_PACKAGES))
+APT_ALL := $(sort $(APT_PACKAGES) $(IMAGE_APT_PACKAGES) $(OVA_APT_PACKAGES) $(STORAGE_APT_PACKAGES) $(BENCH_APT_PACKAGES))
 
 .PHONY: help setup apt demo test lint typecheck unit integration e2e web openapi openapi-check clean
 
@@ -21,6 +21,7 @@ help:
 	@echo "make setup   install everything this machine needs (idempotent)"
 	@echo "make demo    run arcvsa on vcsim with the web UI"
 	@echo "make test    linters, unit, integration (vcsim), web checks and browser e2e"
+	@echo "make bench   the benchmark: four stacks, three VDI workloads, one run (PROFILE=smoke|NAME)"
 
 ## setup ---------------------------------------------------------------------------------------
 setup: apt .venv/.synced web/node_modules/.synced $(VCSIM)
@@ -101,6 +102,7 @@ test: setup
 	$(MAKE) --no-print-directory web
 	$(PY) -m pytest tests/unit tests/integration tests/e2e
 	$(MAKE) --no-print-directory lab-smoke
+	$(MAKE) --no-print-directory bench-smoke
 	$(MAKE) --no-print-directory ova-test
 
 clean:

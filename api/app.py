@@ -15,6 +15,8 @@ from api.appliance import service as appliance_service
 from api.auth import routes as auth_routes
 from api.auth import service as auth_service
 from api.auth.throttle import LoginThrottle
+from api.calibration import routes as calibration_routes
+from api.calibration import service as calibration_service
 from api.certificate import routes as certificate_routes
 from api.deployments import routes as deployment_routes
 from api.deployments import service as deployment_service
@@ -86,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.storage_gateway = Gateway()
     app.state.storage_files = LocalFiles(Path("/"))
     app.state.jobs = deployment_service.job_runner(app.state)
+    app.state.calibrations = calibration_service.Runner(factory)
     errors.install(app)
     app.add_middleware(_SecurityHeaders)
 
@@ -101,6 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(export_routes.router, dependencies=guarded)
     app.include_router(iscsi_routes.router, dependencies=guarded)
     app.include_router(tuning_routes.router, dependencies=guarded)
+    app.include_router(calibration_routes.router, dependencies=guarded)
     app.include_router(deployment_routes.router, dependencies=guarded)
     app.include_router(fleet_routes.router, dependencies=guarded)
     app.include_router(job_routes.router, dependencies=guarded)
@@ -114,6 +118,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.web_dist:
         _serve_web(app, settings.web_dist)
     app.state.jobs.resume_interrupted()  # jobs a stopped api left running go on
+    calibration_service.mark_interrupted(factory)  # a cut load is never rerun on its own
     app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
     return app
 

@@ -21,10 +21,28 @@ FILL_CHUNK = 1 << 20
 
 @dataclass(frozen=True)
 class Throttle:
-    """The array's limits, shared by all LUNs (QEMU throttle-group x-iops-total / x-bps-total)."""
+    """The array's limits, shared by all LUNs (a QEMU throttle group).
+
+    ``iops_read``/``iops_write`` (set together) replace ``iops_total``: QEMU takes one or the other. An
+    operation larger than ``iops_size`` counts as several (0: every operation counts once).
+    """
 
     iops_total: int = 3000
     bps_total: int = 64 * 1024 * 1024
+    iops_read: int = 0
+    iops_write: int = 0
+    iops_size: int = 0
+
+    def group_options(self) -> str:
+        """The throttle-group object's limits, as qemu's ``--object`` option list."""
+        if self.iops_read or self.iops_write:
+            limits = [f"x-iops-read={self.iops_read}", f"x-iops-write={self.iops_write}"]
+        else:
+            limits = [f"x-iops-total={self.iops_total}"]
+        limits.append(f"x-bps-total={self.bps_total}")
+        if self.iops_size:
+            limits.append(f"x-iops-size={self.iops_size}")
+        return ",".join(limits)
 
 
 @dataclass(frozen=True)
@@ -75,7 +93,7 @@ def qsd_argv(luns: list[Lun], socket: Path, qmp: Path, pidfile: Path, throttle: 
         "--pidfile",
         str(pidfile),
         "--object",
-        f"throttle-group,id=array,x-iops-total={throttle.iops_total},x-bps-total={throttle.bps_total}",
+        f"throttle-group,id=array,{throttle.group_options()}",
     ]
     for lun in luns:
         argv += [

@@ -3,6 +3,7 @@
 from alembic import context
 
 from api.auth import tables as _auth  # noqa: F401  (registers tables)
+from api.calibration import table as _calibration  # noqa: F401
 from api.db import Base
 from api.deployments import table as _deployments  # noqa: F401
 from api.jobs import table as _jobs  # noqa: F401

@@ -134,6 +134,7 @@ test('every page: no critical accessibility violation', async ({ page }, testInf
     ['/storage/exports', 'NFS exports'],
     ['/storage/iscsi', 'iSCSI targets'],
     ['/storage/tuning', 'Tuning'],
+    ['/storage/calibration', 'Calibration'],
   ] as const) {
     await visit(page, url, heading);
   }

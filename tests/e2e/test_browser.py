@@ -70,6 +70,16 @@ def test_storage_pages_without_an_appliance(tmp_path: Path, capsys: pytest.Captu
     assert code == 0, "the Playwright storage pages failed (their output is above)"
 
 
+def test_calibration_page_without_an_appliance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """calibration.spec.ts: the form and its refusals on an api without an appliance, and the lab recording's
+    runs (stored in the api's database first) shown, charted, listed and deleted."""
+    from fixtures.appliance import calibration_flows
+
+    calibration_flows.seed(tmp_path / "data")
+    code = _playwright("calibration.spec.ts", tmp_path, capsys, {})
+    assert code == 0, "the Playwright calibration page failed (its output is above)"
+
+
 def test_wizard_steps_1_to_4(vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """wizard_steps.spec.ts: the wizard's vCenter, placement, back end and pool type steps against vcsim."""
     vc = _vcsim_env(vcsim)

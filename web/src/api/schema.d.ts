@@ -104,6 +104,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/calibrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Calibrations
+         * @description Every calibration, newest first, with its steps' figures.
+         */
+        get: operations["list_calibrations_api_calibrations_get"];
+        put?: never;
+        /**
+         * Start Calibration
+         * @description Start a ramp or a SAN check in the background; follow it with GET /api/calibrations/{id}.
+         *
+         *     422 for bad input or a LUN without confirm_overwrite, 404 for an unknown LUN or dataset, 409 for a
+         *     LUN in use (a pool's, a file system's) or while another calibration runs.
+         */
+        post: operations["start_calibration_api_calibrations_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calibrations/{calibration_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Calibration
+         * @description One calibration: progress while it runs, every step's figures and the result.
+         */
+        get: operations["get_calibration_api_calibrations__calibration_id__get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete Calibration
+         * @description Forget a finished calibration; 409 while it runs.
+         */
+        delete: operations["delete_calibration_api_calibrations__calibration_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/calibrations/{calibration_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Calibration
+         * @description Stop a running ramp after its current step (the steps done are kept).
+         */
+        post: operations["cancel_calibration_api_calibrations__calibration_id__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments": {
         parameters: {
             query?: never;
@@ -1410,6 +1481,125 @@ export interface components {
             /** Version */
             version: string;
         };
+        /**
+         * CalibrationCreate
+         * @description A ramp of simulated desktops, or a SAN check of a free LUN.
+         */
+        CalibrationCreate: {
+            /**
+             * Confirm Overwrite
+             * @description required for a LUN: fio writes to the device and its contents are lost (a LUN in a pool or holding data is refused anyway)
+             * @default false
+             */
+            confirm_overwrite: boolean;
+            /**
+             * Kind
+             * @description 'ramp' (desktops supported) or 'san_check'
+             * @enum {string}
+             */
+            kind: "ramp" | "san_check";
+            /** @description what one desktop does (ramp only) */
+            profile?: components["schemas"]["DesktopProfile"];
+            /** @description steps and threshold (ramp only) */
+            ramp?: components["schemas"]["RampSpec"];
+            /**
+             * San Seconds
+             * @description seconds per SAN check test (four tests)
+             * @default 10
+             */
+            san_seconds: number;
+            /** @description a free LUN (lun) or a pool's dataset (dataset); the SAN check: a LUN */
+            target: components["schemas"]["Target"];
+        };
+        /**
+         * CalibrationOut
+         * @description A calibration: its request, its progress and its figures.
+         */
+        CalibrationOut: {
+            /**
+             * Created At
+             * Format: date-time
+             * @description when it was asked for
+             */
+            created_at: string;
+            /**
+             * Desktops Supported
+             * @description desktops of the last step that passed (ramp, once done)
+             */
+            desktops_supported: number | null;
+            /**
+             * Done
+             * @description steps finished
+             */
+            done: number;
+            /**
+             * Finished At
+             * @description when it ended
+             */
+            finished_at: string | null;
+            /**
+             * Id
+             * @description Calibration id
+             */
+            id: number;
+            /**
+             * Kind
+             * @description what it runs
+             * @enum {string}
+             */
+            kind: "ramp" | "san_check";
+            /**
+             * Message
+             * @description the last progress message, or the outcome or error in words
+             */
+            message: string;
+            /** @description the desktop profile (ramp only) */
+            profile: components["schemas"]["DesktopProfile"] | null;
+            /**
+             * Properties
+             * @description the dataset's properties when it ran (sync, recordsize ...)
+             */
+            properties: {
+                [key: string]: unknown;
+            };
+            /** @description steps and threshold (ramp only) */
+            ramp: components["schemas"]["RampSpec"] | null;
+            /** @description the SAN check's figures, once done */
+            san: components["schemas"]["SanCheck"] | null;
+            /**
+             * San Seconds
+             * @description seconds per SAN check test (SAN check only)
+             */
+            san_seconds: number | null;
+            /**
+             * Started At
+             * @description when it started
+             */
+            started_at: string | null;
+            /**
+             * State
+             * @description where it is; 'interrupted' when the api stopped mid-run
+             * @enum {string}
+             */
+            state: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
+            /**
+             * Steps
+             * @description every ramp step run so far, in order
+             */
+            steps: components["schemas"]["Step"][];
+            /**
+             * Stop Reason
+             * @description why the ramp ended
+             */
+            stop_reason: string | null;
+            /** @description where the load went */
+            target: components["schemas"]["Target"];
+            /**
+             * Total
+             * @description steps planned (a ramp may stop earlier)
+             */
+            total: number;
+        };
         /** CertificateFacts */
         CertificateFacts: {
             /**
@@ -1955,6 +2145,48 @@ export interface components {
             plan: components["schemas"]["DeploymentPlan"];
         };
         /**
+         * DesktopProfile
+         * @description What one simulated desktop does (defaults: the steady-state VDI profile, DESIGN.md section 7).
+         */
+        DesktopProfile: {
+            /**
+             * Iodepth
+             * @description I/O a desktop may have in flight
+             * @default 4
+             */
+            iodepth: number;
+            /**
+             * Iops
+             * @description I/O operations per second of one desktop
+             * @default 10
+             */
+            iops: number;
+            /**
+             * Read Bssplit
+             * @description fio bssplit of reads
+             * @default 32k/100
+             */
+            read_bssplit: string;
+            /**
+             * Read Percent
+             * @description share of reads in the desktop's I/O, in %
+             * @default 20
+             */
+            read_percent: number;
+            /**
+             * Size Mib
+             * @description working set of one desktop in MiB (a file, or its slice of a LUN)
+             * @default 64
+             */
+            size_mib: number;
+            /**
+             * Write Bssplit
+             * @description fio bssplit of writes (4K and 8K, half each)
+             * @default 4k/50:8k/50
+             */
+            write_bssplit: string;
+        };
+        /**
          * Disk
          * @description A whole disk as the wizard shows it.
          */
@@ -2226,6 +2458,36 @@ export interface components {
              * @description The vCenter fault, in words
              */
             reason: string;
+        };
+        /**
+         * Figures
+         * @description What one fio job (or group) did.
+         */
+        Figures: {
+            /** @description read completion latency */
+            read: components["schemas"]["Percentiles"];
+            /**
+             * Read Iops
+             * @description reads per second
+             */
+            read_iops: number;
+            /**
+             * Read Mib S
+             * @description read bandwidth in MiB/s
+             */
+            read_mib_s: number;
+            /** @description write completion latency */
+            write: components["schemas"]["Percentiles"];
+            /**
+             * Write Iops
+             * @description writes per second
+             */
+            write_iops: number;
+            /**
+             * Write Mib S
+             * @description write bandwidth in MiB/s
+             */
+            write_mib_s: number;
         };
         /**
          * FirstBoot
@@ -3019,6 +3281,27 @@ export interface components {
             new_password: string;
         };
         /**
+         * Percentiles
+         * @description Completion latency percentiles of one direction, in milliseconds (None when it did no I/O).
+         */
+        Percentiles: {
+            /**
+             * P50 Ms
+             * @description median completion latency in ms
+             */
+            p50_ms: number | null;
+            /**
+             * P95 Ms
+             * @description 95th percentile completion latency in ms
+             */
+            p95_ms: number | null;
+            /**
+             * P99 Ms
+             * @description 99th percentile completion latency in ms
+             */
+            p99_ms: number | null;
+        };
+        /**
          * Plan
          * @description The calculator's answer.
          */
@@ -3351,6 +3634,48 @@ export interface components {
          */
         Protocol: "3" | "4.1";
         /**
+         * RampSpec
+         * @description How desktops are added and when a step fails.
+         */
+        RampSpec: {
+            /**
+             * Max
+             * @description desktops in the last step at most
+             * @default 100
+             */
+            max: number;
+            /**
+             * Ramp Seconds
+             * @description unmeasured warm-up seconds before each step
+             * @default 2
+             */
+            ramp_seconds: number;
+            /**
+             * Start
+             * @description desktops in the first step
+             * @default 10
+             */
+            start: number;
+            /**
+             * Step
+             * @description desktops added per step
+             * @default 10
+             */
+            step: number;
+            /**
+             * Step Seconds
+             * @description measured seconds per step
+             * @default 30
+             */
+            step_seconds: number;
+            /**
+             * Threshold Ms
+             * @description p95 completion latency a step may reach
+             * @default 20
+             */
+            threshold_ms: number;
+        };
+        /**
          * Recommendation
          * @description One value with its reason.
          */
@@ -3370,6 +3695,41 @@ export interface components {
              * @description one line for the UI
              */
             why: string;
+        };
+        /**
+         * SanCheck
+         * @description The SAN check's figures.
+         */
+        SanCheck: {
+            /**
+             * Phases
+             * @description 4K random read and write, 1M sequential read and write
+             */
+            phases: components["schemas"]["SanPhase"][];
+        };
+        /**
+         * SanPhase
+         * @description One fixed test of the SAN check.
+         */
+        SanPhase: {
+            /**
+             * Iops
+             * @description operations per second
+             */
+            iops: number;
+            /** @description completion latency of its direction */
+            latency: components["schemas"]["Percentiles"];
+            /**
+             * Mib S
+             * @description bandwidth in MiB/s
+             */
+            mib_s: number;
+            /**
+             * Name
+             * @description which test
+             * @enum {string}
+             */
+            name: "randread-4k" | "randwrite-4k" | "read-1m" | "write-1m";
         };
         /**
          * SizingInput
@@ -3463,6 +3823,44 @@ export interface components {
             name: string;
         };
         /**
+         * Step
+         * @description One step of a ramp.
+         */
+        Step: {
+            /**
+             * Desktops
+             * @description desktops running at once
+             */
+            desktops: number;
+            /** @description fio's figures of the step */
+            figures: components["schemas"]["Figures"];
+            /**
+             * Iops
+             * @description IOPS achieved (reads and writes)
+             */
+            iops: number;
+            /**
+             * P95 Ms
+             * @description the worse of read and write p95 completion latency, ms
+             */
+            p95_ms: number | null;
+            /**
+             * Passed
+             * @description p95 within the threshold and IOPS >= 90 % of requested
+             */
+            passed: boolean;
+            /**
+             * Reason
+             * @description why the step failed, in words
+             */
+            reason: string | null;
+            /**
+             * Requested Iops
+             * @description desktops x the profile's IOPS
+             */
+            requested_iops: number;
+        };
+        /**
          * Summary
          * @description The latest sample: a card per export and the ARC figures.
          */
@@ -3512,6 +3910,23 @@ export interface components {
              * @description when the latest sample was taken (null: no sample yet)
              */
             t: string | null;
+        };
+        /**
+         * Target
+         * @description Where the load goes: a free LUN (by path) or a dataset (by name).
+         */
+        Target: {
+            /**
+             * Kind
+             * @description a raw LUN not in any pool, or a pool's dataset
+             * @enum {string}
+             */
+            kind: "lun" | "dataset";
+            /**
+             * Name
+             * @description the LUN's device path (/dev/disk/by-id/...) or the dataset's name
+             */
+            name: string;
         };
         /**
          * TargetCreate
@@ -4200,6 +4615,339 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_calibrations_api_calibrations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationOut"][];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    start_calibration_api_calibrations_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CalibrationCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_calibration_api_calibrations__calibration_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                calibration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    delete_calibration_api_calibrations__calibration_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                calibration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancel_calibration_api_calibrations__calibration_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                calibration_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationOut"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,7 @@ import { SessionWatcher } from './SessionWatcher';
 import { PageOutlet } from './PageOutlet';
 import {
   AppliancesPage,
+  CalibrationPage,
   DatasetsPage,
   DesktopPoolsPage,
   DisksPage,
@@ -76,6 +77,7 @@ export function App() {
               <Route path="/storage/exports" element={<ExportsPage />} />
               <Route path="/storage/iscsi" element={<IscsiPage />} />
               <Route path="/storage/tuning" element={<TuningPage />} />
+              <Route path="/storage/calibration" element={<CalibrationPage />} />
             </Route>
             <Route path="*" element={<Navigate to="/vcenters" replace />} />
           </Route>

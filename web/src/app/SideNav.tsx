@@ -18,6 +18,7 @@ const storageItems = [
   { to: '/storage/exports', label: 'NFS exports', icon: 'share' },
   { to: '/storage/iscsi', label: 'iSCSI targets', icon: 'storage-adapter' },
   { to: '/storage/tuning', label: 'Tuning', icon: 'slider' },
+  { to: '/storage/calibration', label: 'Calibration', icon: 'dashboard' },
 ] as const;
 
 function NavItem({ to, label, icon, end }: { to: string; label: string; icon: string; end?: boolean }) {

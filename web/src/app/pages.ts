@@ -16,6 +16,7 @@ export const IscsiPage = lazyPage(() => import('../pages/storage/IscsiPage'), 'I
 export const PoolsPage = lazyPage(() => import('../pages/storage/PoolsPage'), 'PoolsPage');
 export const StorageDashboardPage = lazyPage(() => import('../pages/storage/StorageDashboardPage'), 'StorageDashboardPage');
 export const TuningPage = lazyPage(() => import('../pages/storage/TuningPage'), 'TuningPage');
+export const CalibrationPage = lazyPage(() => import('../pages/calibration/CalibrationPage'), 'CalibrationPage');
 
 // The page a URL opens (as App's routes say; '/' opens the vCenters page).
 const BY_PATH: readonly [string, LazyPage][] = [
@@ -34,6 +35,7 @@ const BY_PATH: readonly [string, LazyPage][] = [
   ['/storage/exports', ExportsPage],
   ['/storage/iscsi', IscsiPage],
   ['/storage/tuning', TuningPage],
+  ['/storage/calibration', CalibrationPage],
 ];
 
 /** Fetch the chunk of the page at `pathname` now, while the session is still being checked. */

@@ -1,0 +1,98 @@
+"""``python -m bench``: run workloads on the four stacks in one run; print the table, write JSON and PNG.
+
+``--smoke`` is the 2-minute version `make test` runs: the smoke size of each workload, two stacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import report, runner, toolchain
+from bench.stack import STACKS, StackError
+from bench.toolchain import FioError, ToolchainError
+from bench.workload import ProfileError, load_san, load_workload
+from lab.appliance_api import ApiError
+from lab.process import CommandError
+
+DEFAULT_WORKLOADS = "provisioning-storm,boot-storm,steady-state"
+SMOKE_STACKS = "bare-lun,arcvsa"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--profile", default=DEFAULT_WORKLOADS, help="workloads (names or YAML paths), comma-separated"
+    )
+    parser.add_argument(
+        "--stacks", help=f"comma-separated, of {', '.join(STACKS)} (default: all; smoke: {SMOKE_STACKS})"
+    )
+    parser.add_argument("--smoke", action="store_true", help="the small version of each workload")
+    parser.add_argument("--json", type=Path, default=runner.REPO / "var" / "bench" / "bench.json")
+    parser.add_argument("--png", type=Path, help="charts (default: beside the JSON)")
+    parser.add_argument("--memory-mib", type=int, default=4096, help="each appliance VM's memory")
+    parser.add_argument("--lun-gib", type=float, default=4.0)
+    args = parser.parse_args()
+
+    try:
+        workloads = [load_workload(name) for name in args.profile.split(",") if name]
+        if args.smoke:
+            workloads = [w.small() for w in workloads]
+        stacks = (args.stacks or (SMOKE_STACKS if args.smoke else ",".join(STACKS))).split(",")
+        unknown = set(stacks) - set(STACKS)
+        if unknown:
+            raise ProfileError(f"unknown stacks {sorted(unknown)} (known: {', '.join(STACKS)})")
+        sans = {w.san: load_san(w.san) for w in workloads}
+    except ProfileError as exc:
+        raise SystemExit(f"bench: {exc}") from None
+
+    started = time.monotonic()
+    manifest = json.loads((runner.REPO / "build" / "image" / "latest.json").read_text(encoding="utf-8"))
+    image, key = Path(manifest["image"]), Path(manifest["lab_key"])
+    workdir = runner.REPO / "var" / "bench" / "run"
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        chain = toolchain.ensure(runner.BUILD / "fio-root")
+        replica_mib = min((w.replica_mib for w in workloads if w.replica_mib), default=None)
+        gold = runner.prepare_golden(image, str(manifest["image_key"]), replica_mib)
+        san = runner.start_san(workdir / "san", int(args.lun_gib * 2**30), next(iter(sans.values())))
+        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib)
+        try:
+            for name in stacks:
+                run.stack(name, workloads)
+        finally:
+            runner.stop_quietly(san)
+    except (StackError, FioError, ToolchainError, CommandError, ApiError, OSError) as exc:
+        detail = getattr(exc, "stderr", "")
+        print(f"bench failed: {exc}\n{detail[-3000:] if detail else ''}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+    checked = report.targets(run.results)
+    doc = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "image": manifest.get("version"),
+        "fio": chain.version(),
+        "smoke": args.smoke,
+        "wall_seconds": round(time.monotonic() - started),
+        "golden": {
+            "replica_bytes": gold.replica_bytes,
+            "trace_ops": len(gold.ops),
+            "unique_read_bytes": gold.unique_read_bytes(),
+        },
+        "sans": {name: san.model_dump() for name, san in sans.items()},
+        "results": run.results,
+        "targets": checked,
+    }
+    report.write_json(doc, args.json)
+    png = report.charts(run.results, args.png or args.json.with_suffix(".png"))
+    print(report.table(run.results))
+    print(report.targets_table(checked))
+    print(f"\nbench: {doc['wall_seconds']} s; JSON {args.json}; charts {png}")
+
+
+if __name__ == "__main__":
+    main()

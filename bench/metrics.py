@@ -1,0 +1,120 @@
+"""What one phase did, at the client (fio) and at the SAN (qemu's counters of the data LUN).
+
+DESIGN.md section 6: read offload = client bytes read / SAN bytes read; write offload = client bytes
+written / SAN bytes written; write aggregation = mean SAN write size / mean client write size. The
+compulsory bound: at best the SAN serves each unique byte the clients touch once, compressed.
+On the bare LUN the client's I/O *is* the SAN's (nbd straight onto the throttled LUN, no cache), so
+its SAN figures are the client's own and every ratio is 1.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bench.stack import ApplianceStack, Counters, Stack
+from bench.workload import Phase
+
+if TYPE_CHECKING:
+    from bench.runner import Golden
+
+PERCENTILES = {"p50": "50.000000", "p95": "95.000000", "p99": "99.000000"}
+
+
+def ratio(num: float, den: float) -> float | None:
+    return round(num / den, 2) if den > 0 else None
+
+
+def latency_ms(direction: dict[str, Any]) -> dict[str, float | None]:
+    """Completion latency percentiles of one direction of a fio job, in ms."""
+    found = direction.get("clat_ns", {}).get("percentile", {})
+    return {key: (round(found[p] / 1e6, 2) if p in found else None) for key, p in PERCENTILES.items()}
+
+
+def client(fio_out: dict[str, Any]) -> dict[str, Any]:
+    """Bytes, operations and latency summed over the run's jobs (one group with group_reporting)."""
+    jobs = fio_out.get("jobs", [])
+    figures: dict[str, Any] = {}
+    for direction in ("read", "write"):
+        io_bytes = sum(int(j[direction]["io_bytes"]) for j in jobs)
+        ios = sum(int(j[direction]["total_ios"]) for j in jobs)
+        figures[f"{direction}_bytes"] = io_bytes
+        figures[f"{direction}_ios"] = ios
+        figures[f"{direction}_lat_ms"] = latency_ms(jobs[0][direction]) if jobs and ios else {}
+    seconds = max((j.get("job_runtime", 0) for j in jobs), default=0) / 1000
+    figures["seconds"] = round(seconds, 1)
+    figures["iops"] = round((figures["read_ios"] + figures["write_ios"]) / seconds, 1) if seconds else None
+    return figures
+
+
+def delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {key: after.get(key, 0) - before.get(key, 0) for key in after}
+
+
+def phase(
+    spec: Phase,
+    stack: Stack,
+    before: Counters,
+    after: Counters,
+    fio_out: dict[str, Any] | None,
+    gold: Golden,
+    *,
+    compression: float | None,
+) -> dict[str, Any]:
+    seconds = round(after.at - before.at, 1)
+    if fio_out is not None:
+        seen = client(fio_out)
+    elif spec.kind == "copy":
+        seen = {"write_bytes": gold.replica_bytes, "read_bytes": 0, "read_ios": 0, "write_ios": 0}
+    else:
+        seen = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
+    seen.setdefault("seconds", seconds)
+    if isinstance(stack, ApplianceStack):
+        moved = delta(after.san, before.san)
+        san = {
+            "read_bytes": moved["rd_bytes"],
+            "write_bytes": moved["wr_bytes"],
+            "read_ops": moved["rd_ops"],
+            "write_ops": moved["wr_ops"],
+        }
+    else:
+        san = {
+            "read_bytes": seen["read_bytes"],
+            "write_bytes": seen["write_bytes"],
+            "read_ops": seen["read_ios"],
+            "write_ops": seen["write_ios"],
+        }
+    out: dict[str, Any] = {
+        "phase": spec.name,
+        "kind": spec.kind,
+        "wall_seconds": seconds,
+        "client": seen,
+        "san": san,
+        "read_offload": ratio(seen["read_bytes"], san["read_bytes"]),
+        "write_offload": ratio(seen["write_bytes"], san["write_bytes"]),
+        "compression": compression,
+    }
+    if seen["write_ios"] and san["write_ops"]:
+        client_size = seen["write_bytes"] / seen["write_ios"]
+        out["write_aggregation"] = ratio(san["write_bytes"] / san["write_ops"], client_size)
+        out["client_write_kib"] = round(client_size / 1024, 1)
+        out["san_write_kib"] = round(san["write_bytes"] / san["write_ops"] / 1024, 1)
+    if seen["seconds"]:
+        out["san_iops"] = round((san["read_ops"] + san["write_ops"]) / float(seen["seconds"]), 1)
+    if spec.kind == "trace" and seen["read_bytes"]:
+        unique = gold.unique_read_bytes()
+        out["unique_read_bytes"] = unique
+        # Compulsory misses: every unique byte once, as stored (compressed) on the LUN.
+        out["compulsory_bound"] = ratio(seen["read_bytes"] * (compression or 1.0), unique)
+    if after.arc:
+        arc = delta(after.arc, before.arc)
+        out["arc_hit_pct"] = _pct(arc.get("hits", 0), arc.get("misses", 0))
+        out["l2arc_hit_pct"] = _pct(arc.get("l2_hits", 0), arc.get("l2_misses", 0))
+        out["arc_bytes"] = after.arc.get("size")
+        out["l2arc_bytes"] = after.arc.get("l2_size")
+    if after.ssd:
+        out["ssd"] = {name: delta(after.ssd[name], before.ssd.get(name, {})) for name in after.ssd}
+    return out
+
+
+def _pct(hits: int, misses: int) -> float | None:
+    return round(100 * hits / (hits + misses), 1) if hits + misses else None

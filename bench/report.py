@@ -1,0 +1,225 @@
+"""The run's table (stdout), its JSON and PNG charts, and the issue's targets checked against it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.stack import LABELS
+
+COLUMNS = (
+    ("read offload", "read_offload", "x"),
+    ("bound", "compulsory_bound", "x"),
+    ("write offload", "write_offload", "x"),
+    ("aggregation", "write_aggregation", "x"),
+    ("compression", "compression", "x"),
+    ("ARC hit", "arc_hit_pct", "%"),
+    ("L2ARC hit", "l2arc_hit_pct", "%"),
+    ("client IOPS", "client.iops", ""),
+    ("SAN IOPS", "san_iops", ""),
+    ("rd p95 ms", "client.read_lat_ms.p95", ""),
+    ("wr p95 ms", "client.write_lat_ms.p95", ""),
+    ("wr p99 ms", "client.write_lat_ms.p99", ""),
+)
+
+
+def pick(row: dict[str, Any], path: str) -> Any:
+    value: Any = row
+    for part in path.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
+def fmt(value: Any, unit: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:,.1f}{unit}" if abs(value) < 1000 else f"{value:,.0f}{unit}"
+    return f"{value}{unit}"
+
+
+def table(results: dict[str, dict[str, Any]]) -> str:
+    """One block per workload, one line per stack and phase."""
+    lines: list[str] = []
+    head = ["stack", "phase", *(c[0] for c in COLUMNS)]
+    for workload, stacks in results.items():
+        rows = [head]
+        for stack, result in stacks.items():
+            for row in result["phases"]:
+                if row["kind"] in ("drop-cache", "calibrate"):
+                    continue
+                rows.append(
+                    [LABELS.get(stack, stack), row["phase"], *(fmt(pick(row, c[1]), c[2]) for c in COLUMNS)]
+                )
+        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+        san = next(iter(stacks.values()))["san"]
+        lines.append(
+            f"\n== {workload} ({next(iter(stacks.values()))['desktops']} desktops, SAN {san['name']}) =="
+        )
+        for r in rows:
+            lines.append(
+                "  ".join(
+                    cell.rjust(w) if i > 1 else cell.ljust(w)
+                    for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+                )
+            )
+        lines += density(stacks)
+    return "\n".join(lines)
+
+
+def density(stacks: dict[str, Any]) -> list[str]:
+    """The built-in calibration's desktops supported, where a workload ran it."""
+    lines = []
+    for stack, result in stacks.items():
+        for row in result["phases"]:
+            if row["kind"] != "calibrate" or "skipped" in row:
+                continue
+            for label in ("bare", "dataset"):
+                if label in row:
+                    found = row[label]
+                    where = (
+                        "free LUN of the array (bare)"
+                        if label == "bare"
+                        else f"{LABELS.get(stack, stack)} dataset"
+                    )
+                    lines.append(
+                        f"  desktops supported at p95 <= {row['threshold_ms']:g} ms: {found['desktops_supported']} on {where}"
+                        f" ({found['stop_reason']})"
+                    )
+            if row.get("density_ratio") is not None:
+                lines.append(f"  density through arcvsa / bare LUN: {row['density_ratio']}x")
+    return lines
+
+
+def phase_of(results: dict[str, Any], workload: str, stack: str, phase: str) -> dict[str, Any]:
+    for row in results.get(workload, {}).get(stack, {}).get("phases", []):
+        if row["phase"] == phase:
+            return dict(row)
+    return {}
+
+
+Check = tuple[str, Callable[[dict[str, Any]], float | None], float, str]
+
+TARGETS: tuple[Check, ...] = (
+    (
+        "provisioning read offload",
+        lambda r: phase_of(r, "provisioning-storm", "arcvsa", "clone-boot").get("read_offload"),
+        38.0,
+        ">=",
+    ),
+    (
+        "provisioning offload / compulsory bound",
+        lambda r: _share(phase_of(r, "provisioning-storm", "arcvsa", "clone-boot")),
+        0.5,
+        ">=",
+    ),
+    (
+        "steady-state write offload",
+        lambda r: phase_of(r, "steady-state", "arcvsa", "work").get("write_offload"),
+        2.5,
+        ">=",
+    ),
+    (
+        "steady-state write aggregation",
+        lambda r: phase_of(r, "steady-state", "arcvsa", "work").get("write_aggregation"),
+        14.0,
+        ">=",
+    ),
+    (
+        "compression of the OS image",
+        lambda r: phase_of(r, "provisioning-storm", "arcvsa", "copy").get("compression"),
+        1.7,
+        ">=",
+    ),
+    (
+        "p95 write latency vs bare LUN (constrained)",
+        lambda r: _latency_share(r),
+        0.25,
+        "<=",
+    ),
+    (
+        "desktops vs bare LUN (calibration)",
+        lambda r: phase_of(r, "steady-state", "arcvsa", "density").get("density_ratio"),
+        1.7,
+        ">=",
+    ),
+)
+
+
+def _share(row: dict[str, Any]) -> float | None:
+    got, bound = row.get("read_offload"), row.get("compulsory_bound")
+    return round(got / bound, 2) if got and bound else None
+
+
+def _latency_share(results: dict[str, Any]) -> float | None:
+    ours = pick(phase_of(results, "steady-state", "arcvsa", "work"), "client.write_lat_ms.p95")
+    bare = pick(phase_of(results, "steady-state", "bare-lun", "work"), "client.write_lat_ms.p95")
+    return round(ours / bare, 3) if ours is not None and bare else None
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target of issue 7 with the measured value (None when the run did not include it)."""
+    checked = []
+    for name, measure, goal, op in TARGETS:
+        value = measure(results)
+        ok = None if value is None else (value >= goal if op == ">=" else value <= goal)
+        checked.append({"target": name, "measured": value, "goal": f"{op} {goal:g}", "met": ok})
+    return checked
+
+
+def targets_table(checked: list[dict[str, Any]]) -> str:
+    lines = ["\n== targets (issue 7) =="]
+    for row in checked:
+        state = {True: "met", False: "MISSED", None: "not run"}[row["met"]]
+        lines.append(f"  {row['target']:<45} {fmt(row['measured'], ''):>10}  {row['goal']:<8} {state}")
+    return "\n".join(lines)
+
+
+def write_json(doc: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+
+
+CHARTS = (
+    ("read offload (x, log)", "read_offload", True),
+    ("write offload (x)", "write_offload", False),
+    ("write p95 latency (ms, log)", "client.write_lat_ms.p95", True),
+    ("read p95 latency (ms, log)", "client.read_lat_ms.p95", True),
+)
+
+
+def charts(results: dict[str, dict[str, Any]], path: Path) -> Path:
+    """One row of bar charts per workload: each stack's figure for the workload's main phase."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    workloads = list(results)
+    fig, axes = plt.subplots(
+        len(workloads), len(CHARTS), figsize=(4.2 * len(CHARTS), 3.2 * len(workloads)), squeeze=False
+    )
+    for w, workload in enumerate(workloads):
+        stacks = results[workload]
+        for c, (title, key, log) in enumerate(CHARTS):
+            ax = axes[w][c]
+            names, values = [], []
+            for stack, result in stacks.items():
+                main = [p for p in result["phases"] if p["kind"] in ("trace", "mix")]
+                value = pick(main[-1], key) if main else None
+                names.append(LABELS.get(stack, stack).split(" (")[0])
+                values.append(float(value) if isinstance(value, int | float) else 0.0)
+            ax.bar(names, values, color=["#8c8c8c", "#0072a3", "#c28b00", "#6a3d9a"][: len(names)])
+            if log and any(v > 0 for v in values):
+                ax.set_yscale("log")
+            ax.set_title(f"{workload}: {title}", fontsize=9)
+            ax.tick_params(axis="x", labelrotation=20, labelsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

@@ -1,0 +1,324 @@
+"""Run workloads on every stack in one run, on the same throttled LUNs, and compute what the SAN saw.
+
+One SAN (qemu-storage-daemon) serves the whole run: lun0 is the data LUN every stack uses in turn,
+lun1 carries the background load of a constrained array, lun2 is left free for the appliance's own
+calibration. Each stack runs all workloads in VDI order (provision, boot storm, steady state), then
+powers off; the next one starts from a freshly booted VM and rewrites the LUN.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench import golden, job, metrics, trace
+from bench.stack import (
+    CALIBRATION_LUN,
+    DATA_LUN,
+    DATASET,
+    ApplianceStack,
+    Arcvsa,
+    Stack,
+    StackError,
+    ZfsDefaults,
+    make_stack,
+    wait_ready,
+)
+from bench.toolchain import Toolchain
+from bench.workload import Phase, SanProfile, Workload, load_san
+from lab.process import CommandError, run
+from lab.qmp import Qmp
+from lab.san import San, Throttle, make_luns
+
+REPO = Path(__file__).resolve().parent.parent
+BUILD = REPO / "build" / "bench"
+TRACE_DELTA = 64 << 20  # a clone's delta during its boot: the trace's writes folded into 64 MiB
+
+
+def throttle(profile: SanProfile) -> Throttle:
+    return Throttle(
+        bps_total=int(profile.mib_s_total * 2**20),
+        iops_read=profile.iops_read,
+        iops_write=profile.iops_write,
+        iops_size=profile.iops_size_kib << 10,
+    )
+
+
+def set_throttle(san: San, profile: SanProfile) -> None:
+    """Change the running array's limits (QMP qom-set on the throttle group)."""
+    limits = throttle(profile)
+    values = {
+        "iops-read": limits.iops_read,
+        "iops-write": limits.iops_write,
+        "bps-total": limits.bps_total,
+        "iops-size": limits.iops_size,
+    }
+    with Qmp(san.qmp_path) as qmp:
+        qmp.execute("qom-set", {"path": "/objects/array", "property": "limits", "value": values})
+
+
+@dataclass
+class Golden:
+    """The replica (real OS bytes), its write samples and the boot trace, cut to ``replica_bytes``."""
+
+    replica: Path
+    replica_bytes: int
+    samples: list[Path]
+    ops: list[tuple[float, str, int, int]]
+
+    def unique_read_bytes(self) -> int:
+        reads = [
+            trace.Op(t, o, off, n) for t, o, off, n in self.ops if o == "r" and off + n <= self.replica_bytes
+        ]
+        return trace.unique_bytes(reads)
+
+
+def prepare_golden(image: Path, image_key: str, replica_mib: int | None) -> Golden:
+    """The boot trace (recorded once per image) and the replica cut from the same image."""
+    recorded = BUILD / "golden" / "boot-trace.json"
+    doc = json.loads(recorded.read_text(encoding="utf-8")) if recorded.is_file() else {}
+    if doc.get("image") != str(image):
+        recorded_ops, booted = trace.record(image, BUILD / "golden" / "trace-vm")
+        trace.save(
+            recorded_ops,
+            recorded,
+            {"image": str(image), "image_key": image_key, "boot_to_login_seconds": booted},
+        )
+    marker = golden.build(image, image_key, recorded, BUILD / "golden")
+    replica = Path(marker["replica"])
+    size = int(marker["replica_bytes"])
+    if replica_mib is not None and replica_mib << 20 < size:
+        size = replica_mib << 20
+        cut = replica.with_name(f"replica-{replica_mib}m.raw")
+        if not cut.is_file() or cut.stat().st_size != size:
+            with replica.open("rb") as src, cut.open("wb") as dst:
+                dst.write(src.read(size))
+        replica = cut
+    samples = sorted((BUILD / "golden").glob("delta-*.bin"))
+    # The replica packs the disk's used chunks in order: the trace in replica offsets goes with it.
+    ops = [(o.t, o.op, o.offset, o.length) for o in trace.load(Path(marker["replica_trace"]))]
+    return Golden(replica, size, samples, ops)
+
+
+class Run:
+    """One benchmark run: the SAN, the golden data, the stacks in turn, the results."""
+
+    def __init__(
+        self, chain: Toolchain, gold: Golden, san: San, workdir: Path, image: Path, key: Path, memory_mib: int
+    ) -> None:
+        self.chain, self.gold, self.san, self.workdir = chain, gold, san, workdir
+        self.image, self.key, self.memory_mib = image, key, memory_mib
+        self.results: dict[str, dict[str, Any]] = {}
+
+    # --- helpers -----------------------------------------------------------------------------------
+    def target(self, stack: Stack) -> job.Target:
+        if isinstance(stack, ApplianceStack):
+            return job.Target("nfs", stack.nfs_url())
+        return job.Target("nbd", stack.nbd_uri(DATA_LUN))
+
+    def fio(self, name: str, text: str, timeout: float) -> dict[str, Any]:
+        path = self.workdir / "jobs" / f"{name}.fio"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return self.chain.run_fio(path, timeout=timeout)
+
+    def copy_replica(self, stack: Stack) -> None:
+        """The replica written once: libnfs's nfs-cp over NFS, qemu-img onto the bare LUN."""
+        if isinstance(stack, ApplianceStack):
+            probe = self.workdir / "probe"
+            probe.write_bytes(b"probe\n")
+            attempt = iter(range(10**6))
+            wait_ready(stack, lambda: self.chain.nfs_cp(probe, stack.nfs_url(f".probe-{next(attempt)}")))
+            self.chain.nfs_cp(self.gold.replica, stack.nfs_url(job.REPLICA), timeout=3600)
+        else:
+            argv = [
+                "qemu-img",
+                "convert",
+                "-n",
+                "-f",
+                "raw",
+                "-O",
+                "raw",
+                str(self.gold.replica),
+                stack.nbd_uri(),
+            ]
+            run(argv, timeout=3600)
+
+    # --- phases --------------------------------------------------------------------------------------
+    def workload(self, stack: Stack, work: Workload, state: dict[str, Any]) -> dict[str, Any]:
+        profile = load_san(work.san)
+        set_throttle(self.san, profile)
+        target = self.target(stack)
+        phases = []
+        background = None
+        if profile.background is not None:
+            background = self.start_background(profile, work)
+        try:
+            if "replica" not in state and all(p.kind != "copy" for p in work.phases):
+                self.copy_replica(stack)
+                state["replica"] = True
+            for phase in work.phases:
+                before = stack.counters()
+                fio_out: dict[str, Any] | None = None
+                if phase.kind == "copy":
+                    self.copy_replica(stack)
+                    state["replica"] = True
+                elif phase.kind == "calibrate":
+                    phases.append(self.calibrate(stack, phase))
+                    continue
+                elif phase.kind == "drop-cache":
+                    stack.drop_cache()
+                    before = stack.counters()
+                elif phase.kind == "trace":
+                    logs = [
+                        job.clone_iolog(
+                            self.gold.ops, target, i, self.gold.replica_bytes, TRACE_DELTA,
+                            self.workdir / "iologs" / f"{stack.name}-{work.name}-{i}.log",
+                        )
+                        for i in range(work.desktops)
+                    ]  # fmt: skip
+                    fio_out = self.fio(
+                        f"{stack.name}-{work.name}-{phase.name}",
+                        job.replay(target, logs),
+                        3600,
+                    )
+                elif phase.kind == "mix":
+                    delta_bytes = phase.delta_mib << 20
+                    self.fio(
+                        f"{stack.name}-{work.name}-deltas",
+                        job.deltas(
+                            target, work.desktops, self.gold.replica_bytes, delta_bytes, self.gold.samples
+                        ),
+                        3600,
+                    )
+                    before = stack.counters()
+                    text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
+                    fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
+                after = stack.counters()
+                phases.append(
+                    metrics.phase(
+                        phase, stack, before, after, fio_out, self.gold,
+                        compression=stack.compression(),
+                    )
+                )  # fmt: skip
+        finally:
+            if background is not None:
+                background.terminate()
+                background.wait(timeout=30)
+        return {"san": profile.model_dump(), "desktops": work.desktops, "phases": phases}
+
+    def calibrate(self, stack: Stack, phase: Phase) -> dict[str, Any]:
+        """The appliance's built-in ramp through its api: on the pool's dataset, and (arcvsa) on the free
+        LUN of the same array, the bare figure measured by the same fio in the same VM."""
+        row: dict[str, Any] = {"phase": phase.name, "kind": "calibrate", "threshold_ms": phase.threshold_ms}
+        if not isinstance(stack, Arcvsa | ZfsDefaults):
+            row["skipped"] = "the built-in calibration runs in the appliance (ZFS stacks only)"
+            return row
+        targets = {"dataset": {"kind": "dataset", "name": DATASET}}
+        if isinstance(stack, Arcvsa):
+            targets["bare"] = {"kind": "lun", "name": CALIBRATION_LUN}
+        for label, target in targets.items():
+            body = {
+                "kind": "ramp",
+                "target": target,
+                "profile": {
+                    "iops": phase.iops_per_desktop,
+                    "read_percent": phase.read_pct,
+                    "read_bssplit": job.split(phase.read_kib),
+                    "write_bssplit": job.split(phase.write_kib),
+                    "size_mib": phase.delta_mib,
+                },
+                "ramp": {
+                    "threshold_ms": phase.threshold_ms,
+                    "start": phase.ramp_start,
+                    "step": phase.ramp_step,
+                    "max": phase.ramp_max,
+                    "step_seconds": phase.seconds,
+                },
+                "confirm_overwrite": target["kind"] == "lun",
+            }
+            started = stack.call("POST", "/api/calibrations", body)
+            done = self.wait_calibration(stack, int(started["id"]))
+            row[label] = {
+                "target": target["name"],
+                "state": done["state"],
+                "desktops_supported": done["desktops_supported"],
+                "stop_reason": done["stop_reason"],
+                "steps": [
+                    {
+                        "desktops": s["desktops"],
+                        "iops": s["iops"],
+                        "p95_ms": s["p95_ms"],
+                        "passed": s["passed"],
+                    }
+                    for s in done["steps"]
+                ],
+            }
+        if "bare" in row:
+            ours, bare = row["dataset"]["desktops_supported"], row["bare"]["desktops_supported"]
+            row["density_ratio"] = metrics.ratio(ours or 0, bare or 0)
+        return row
+
+    @staticmethod
+    def wait_calibration(stack: ApplianceStack, ident: int, timeout: float = 3600) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found: dict[str, Any] = stack.call("GET", f"/api/calibrations/{ident}")
+            if found["state"] not in ("queued", "running"):
+                if found["state"] != "succeeded":
+                    raise StackError(
+                        f"{stack.name}: calibration {ident} {found['state']}: {found['message']}"
+                    )
+                return found
+            time.sleep(5)
+        raise StackError(f"{stack.name}: calibration {ident} still running after {timeout:.0f} s")
+
+    def start_background(self, profile: SanProfile, work: Workload) -> subprocess.Popen[bytes]:
+        """The competing VMs' load on lun1, running until the workload ends."""
+        assert profile.background is not None
+        lun = next(lun for lun in self.san.luns if lun.name == "lun1")
+        seconds = sum(p.seconds for p in work.phases) + 3600
+        path = self.workdir / "jobs" / "background.fio"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        url = f"nbd+unix:///lun1?socket={self.san.socket}"
+        path.write_text(job.background(url, profile.background, lun.size_bytes, seconds), encoding="utf-8")
+        log = (self.workdir / "background.log").open("wb")
+        proc = subprocess.Popen(
+            self.chain.fio_argv([str(path)]), stdout=log, stderr=log, start_new_session=True
+        )
+        time.sleep(5)
+        if proc.poll() is not None:
+            raise StackError(f"the background load ended at once ({proc.returncode}); see {log.name}")
+        return proc
+
+    def stack(self, name: str, workloads: list[Workload]) -> None:
+        stack = make_stack(name, self.san, self.image, self.key, self.workdir / "vms", self.memory_mib)
+        started = time.monotonic()
+        try:
+            stack.start()
+            state: dict[str, Any] = {}
+            for work in workloads:
+                print(f"bench: {name}: {work.name} ({work.desktops} desktops)", flush=True)
+                result = self.workload(stack, work, state)
+                result["stack"] = stack.describe()
+                self.results.setdefault(work.name, {})[name] = result
+        finally:
+            stack.stop()
+        print(f"bench: {name} done in {time.monotonic() - started:.0f} s", flush=True)
+
+
+def start_san(directory: Path, lun_bytes: int, profile: SanProfile) -> San:
+    """The run's array: data LUN, background LUN, calibration LUN, all in one throttle group."""
+    luns = make_luns(directory / "luns", 3, lun_bytes)
+    return San(directory, luns, throttle(profile), tied=True).start()
+
+
+def stop_quietly(san: San) -> None:
+    try:
+        san.stop()
+    except (CommandError, OSError) as exc:
+        print(f"bench: stopping the SAN: {exc}")

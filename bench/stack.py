@@ -1,0 +1,342 @@
+"""The four stacks a desktop's I/O can go through, on the same throttled LUN of the same lab SAN.
+
+- ``bare-lun``: fio's nbd engine straight onto the LUN, as a desktop on a VMFS datastore hits the SAN.
+- ``arcvsa``: the appliance as the product sets it up, all through its api: pool with SLOG and L2ARC,
+  the stateless-linked profile's dataset, the sizing calculator's module parameters, NFSv3 export.
+- ``zfs-defaults``: the same VM, disks and NFS server, but ``zpool create``/``zfs create`` with
+  OpenZFS's defaults (only ``acltype=posix``, without which nfs-ganesha cannot serve the dataset).
+- ``nas-xfs``: a generic NAS VM: XFS on the LUN, exported by the kernel NFS server, set up by hand.
+
+Every appliance stack boots a fresh VM from the image with the same memory, so no cache and no
+module parameter carries over from the stack before.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lab import appliance_env
+from lab.appliance_api import ApiError, ApplianceApi
+from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.process import CommandError, run
+from lab.san import San
+
+DATA_LUN = "lun0"
+HOST = "10.0.2.2"  # the host (our ESXi) as qemu user networking shows it to the guest
+LUN_PATH = f"/dev/disk/by-id/virtio-{DATA_LUN}"
+CALIBRATION_LUN = "/dev/disk/by-id/virtio-lun2"  # free: the built-in calibration's bare figure
+SLOG, L2ARC = "/dev/disk/by-id/virtio-ssd-slog", "/dev/disk/by-id/virtio-ssd-l2arc"
+POOL, DATASET = "tank", "tank/vdi"
+NAS_DIR = "/srv/nas"
+ARCSTATS = ("hits", "misses", "l2_hits", "l2_misses", "size", "l2_size")
+STACKS = ("bare-lun", "arcvsa", "zfs-defaults", "nas-xfs")
+LABELS = {
+    "bare-lun": "bare LUN (VMFS-like)",
+    "arcvsa": "arcvsa (tuned)",
+    "zfs-defaults": "OpenZFS defaults",
+    "nas-xfs": "NAS VM (XFS + knfsd)",
+}
+
+
+class StackError(RuntimeError):
+    """A stack could not be set up or measured (the message says which step and why)."""
+
+
+@dataclass
+class Counters:
+    """Cumulative counters of one moment: SAN I/O of the data LUN (qemu blockstats), SSDs, ARC."""
+
+    at: float
+    san: dict[str, int] = field(default_factory=dict)
+    ssd: dict[str, dict[str, int]] = field(default_factory=dict)
+    arc: dict[str, int] = field(default_factory=dict)
+
+
+def io_counts(stats: dict[str, Any]) -> dict[str, int]:
+    """The four counters offload is computed from, out of one disk's query-blockstats entry."""
+    return {
+        "rd_bytes": int(stats["rd_bytes"]),
+        "wr_bytes": int(stats["wr_bytes"]),
+        "rd_ops": int(stats["rd_operations"]),
+        "wr_ops": int(stats["wr_operations"]),
+    }
+
+
+class Stack:
+    """Base: the bare LUN needs nothing booted; its SAN I/O is the client's own (no cache between)."""
+
+    name = "bare-lun"
+    protocol = "nbd"
+
+    def __init__(self, san: San) -> None:
+        self.san = san
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.name]
+
+    def start(self) -> None:
+        """Boot and set up whatever serves the data (nothing for the bare LUN)."""
+
+    def stop(self) -> None:
+        """Power off whatever start() booted."""
+
+    def nbd_uri(self, lun: str = DATA_LUN) -> str:
+        return f"nbd+unix:///{lun}?socket={self.san.socket}"
+
+    def counters(self) -> Counters:
+        return Counters(at=time.monotonic())
+
+    def drop_cache(self) -> None:
+        """Empty every cache between the client and the SAN (the bare LUN has none)."""
+
+    def compression(self) -> float | None:
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"stack": self.name, "label": self.label, "lun": DATA_LUN}
+
+
+class ApplianceStack(Stack):
+    """A VM booted from the appliance image on the run's SAN (data LUN + the calibration LUN)."""
+
+    protocol = "nfs"
+    nfs_backend = "ganesha"
+
+    def __init__(self, san: San, image: Path, key: Path, directory: Path, memory_mib: int) -> None:
+        super().__init__(san)
+        self.image, self.key, self.directory, self.memory_mib = image, key, directory, memory_mib
+        self.vm: ApplianceVm | None = None
+        self.api: ApplianceApi | None = None
+        self.token = ""
+        self.setup: dict[str, Any] = {}
+
+    # --- VM -------------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "api.crt").unlink(missing_ok=True)  # a fresh VM makes a new certificate
+        self.wipe_label()
+        iso, props = appliance_env.prepare(
+            self.directory / "env", self.key, {"nfs_backend": self.nfs_backend}
+        )
+        luns = [lun for lun in self.san.luns if lun.name != "lun1"]  # lun1 carries the background load
+        vm = ApplianceVm(
+            VmConfig(
+                self.image, self.directory, self.san.socket, luns, self.key,
+                memory_mib=self.memory_mib, cdrom=iso, tied=True,
+            )
+        )  # fmt: skip
+        self.vm = vm.start()
+        self.api = ApplianceApi(vm.config.host_ports["https"], self.directory / "api.crt", timeout=600)
+        assert vm.daemon is not None
+        seconds, _ = self.api.wait_health(vm.started_at, 600, vm.daemon.alive)
+        vm.wait_ssh(300)
+        self.token = self.api.token("admin", props["admin_password"])
+        self.setup["boot_seconds"] = round(seconds, 1)
+        self.prepare()
+
+    def stop(self) -> None:
+        if self.vm is not None:
+            self.vm.shutdown(timeout=90)
+            self.vm = None
+
+    def wipe_label(self) -> None:
+        """Zero the data LUN's first MiBs before booting: after the bare-LUN stack it holds a raw copy
+        of the golden image, that is, of the appliance's own disk, whose root file system UUID the
+        appliance's initramfs would then find and boot from (seen in the lab)."""
+        run(["qemu-io", "-f", "raw", "-c", "write -z 0 4M", self.nbd_uri()], timeout=120)
+
+    def prepare(self) -> None:
+        raise NotImplementedError
+
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """One api call; any 4xx/5xx is a StackError naming the call."""
+        assert self.api is not None
+        status, data = self.api.request(method, path, body, token=self.token)
+        if status >= 400:
+            raise StackError(f"{self.name}: {method} {path} answered {status}: {data}")
+        return data
+
+    def ssh(self, argv: list[str], timeout: float = 300) -> str:
+        assert self.vm is not None
+        try:
+            return self.vm.ssh(argv, timeout=timeout)
+        except CommandError as exc:
+            raise StackError(f"{self.name}: {' '.join(argv)}: {exc.stderr.strip()[-500:]}") from exc
+
+    def port(self, name: str) -> int:
+        assert self.vm is not None
+        return self.vm.config.host_ports[name]
+
+    def nfs_url(self, name: str = "") -> str:
+        """libnfs URL of the export (or of a file in it) through the VM's forwards (no portmapper)."""
+        path = f"{self.export_path}/{name}" if name else self.export_path
+        return f"nfs://127.0.0.1{path}?nfsport={self.port('nfs')}&mountport={self.port('mountd')}"
+
+    @property
+    def export_path(self) -> str:
+        return f"/{DATASET}"
+
+    # --- measurement -----------------------------------------------------------------------------
+    def counters(self) -> Counters:
+        assert self.vm is not None
+        stats = self.vm.blockstats()
+        counters = Counters(at=time.monotonic(), san=io_counts(stats[DATA_LUN]))
+        counters.ssd = {name: io_counts(stats[name]) for name in ("ssd-slog", "ssd-l2arc") if name in stats}
+        counters.arc = self.arcstats()
+        return counters
+
+    def arcstats(self) -> dict[str, int]:
+        text = self.ssh(["cat", "/proc/spl/kstat/zfs/arcstats"], timeout=60)
+        values: dict[str, int] = {}
+        for line in text.splitlines()[2:]:
+            parts = line.split()
+            if len(parts) == 3 and parts[0] in ARCSTATS:
+                values[parts[0]] = int(parts[2])
+        return values
+
+    def compression(self) -> float | None:
+        out = self.ssh(["zfs", "get", "-Hp", "-o", "value", "compressratio", DATASET], timeout=60)
+        return float(out.strip().rstrip("x"))
+
+    def pool_iostat(self) -> str:
+        """``zpool iostat -v -p -H`` since import: per-vdev operations and bytes, kept in the JSON."""
+        return self.ssh(["zpool", "iostat", "-v", "-p", "-H", POOL], timeout=60)
+
+    def drop_cache(self) -> None:
+        """Restart the appliance (as after maintenance): RAM cache empty, L2ARC rebuilt from the SSD."""
+        assert self.vm is not None and self.api is not None
+        self.ssh(["systemctl", "reboot"], timeout=30)
+        time.sleep(5)
+        assert self.vm.daemon is not None
+        started = time.monotonic()
+        self.api.wait_health(started, 600, self.vm.daemon.alive)
+        self.vm.wait_ssh(300)
+        self.after_reboot()
+
+    def after_reboot(self) -> None:
+        """Wait until the export serves again (ZFS stacks: the pool imports and the export returns)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "nfs_backend": self.nfs_backend, "setup": self.setup}
+
+
+class Arcvsa(ApplianceStack):
+    name = "arcvsa"
+    profile = "stateless-linked"
+
+    def prepare(self) -> None:
+        # force: the LUN still holds the stack before's data (the admin knowingly reuses it).
+        spec = {
+            "name": POOL,
+            "layout": "stripe",
+            "data": [LUN_PATH],
+            "log": [SLOG],
+            "cache": [L2ARC],
+            "force": True,
+        }
+        self.call("POST", "/api/storage/pools", spec)
+        dataset = self.call("POST", "/api/storage/datasets", {"name": DATASET, "profile": self.profile})
+        sizing = {
+            "pool_type": self.profile, "desktops": 32, "desktop_gib": 2, "golden_gib": 1,
+            "ram_gib": self.memory_mib / 1024, "slog_ssd_gib": 2, "l2arc_ssd_gib": 2,
+        }  # fmt: skip
+        recommended = self.call("POST", "/api/tuning/recommendation", sizing)
+        params = {r["name"]: int(r["value"]) for r in recommended if r["name"].startswith(("zfs_", "l2arc_"))}
+        if params:
+            self.call("PUT", "/api/tuning/parameters", {"params": params})
+        export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}
+        self.call("POST", "/api/storage/exports", export)
+        self.setup.update(
+            profile=self.profile,
+            properties={
+                k: dataset["properties"].get(k) for k in ("recordsize", "compression", "sync", "atime")
+            },
+            module_parameters=params,
+        )
+
+
+class ZfsDefaults(ApplianceStack):
+    name = "zfs-defaults"
+
+    def prepare(self) -> None:
+        self.ssh(["zpool", "create", "-f", POOL, LUN_PATH, "log", SLOG, "cache", L2ARC])
+        self.ssh(["zfs", "create", "-o", "acltype=posix", DATASET])
+        export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}
+        self.call("POST", "/api/storage/exports", export)
+        props = self.ssh(
+            ["zfs", "get", "-Hp", "-o", "property,value", "recordsize,compression,sync,atime", DATASET]
+        )
+        self.setup["properties"] = dict(line.split("\t", 1) for line in props.strip().splitlines())
+
+
+class NasXfs(ApplianceStack):
+    """XFS on the LUN, /etc/exports and the kernel server: what an admin sets up on any Linux VM."""
+
+    name = "nas-xfs"
+    nfs_backend = "knfsd"
+
+    @property
+    def export_path(self) -> str:
+        return NAS_DIR
+
+    def prepare(self) -> None:
+        self.ssh(["mkfs.xfs", "-f", "-q", LUN_PATH])
+        self.ssh(["mkdir", "-p", NAS_DIR])
+        fstab = self.ssh(["cat", "/etc/fstab"], timeout=30)
+        self.write("/etc/fstab", fstab + f"{LUN_PATH} {NAS_DIR} xfs defaults 0 0\n")
+        self.ssh(["mount", NAS_DIR])
+        options = "rw,sync,insecure,no_root_squash,no_subtree_check"
+        self.write("/etc/exports.d/nas.exports", f"{NAS_DIR} {HOST}({options})\n")
+        self.write("/etc/nfs.conf.d/nas.conf", "[nfsd]\nvers3=y\n[mountd]\nport=20048\n")
+        self.ssh(["systemctl", "restart", "nfs-server"])
+        self.ssh(["exportfs", "-ra"])
+        self.setup["filesystem"] = "xfs"
+        self.setup["export_options"] = options
+
+    def write(self, path: str, text: str) -> None:
+        assert self.vm is not None
+        try:
+            self.vm.ssh(["dd", f"of={path}", "status=none"], timeout=60, input_bytes=text.encode())
+        except CommandError as exc:
+            raise StackError(f"{self.name}: writing {path}: {exc.stderr.strip()}") from exc
+
+    def compression(self) -> float | None:
+        return None
+
+    def arcstats(self) -> dict[str, int]:
+        return {}
+
+    def pool_iostat(self) -> str:
+        return ""
+
+
+def make_stack(name: str, san: San, image: Path, key: Path, directory: Path, memory_mib: int) -> Stack:
+    """The stack called ``name`` (one of STACKS)."""
+    kinds: dict[str, type[ApplianceStack]] = {
+        "arcvsa": Arcvsa,
+        "zfs-defaults": ZfsDefaults,
+        "nas-xfs": NasXfs,
+    }
+    if name == "bare-lun":
+        return Stack(san)
+    if name not in kinds:
+        raise StackError(f"no stack {name!r} (known: {', '.join(STACKS)})")
+    return kinds[name](san, image, key, directory / name, memory_mib)
+
+
+def wait_ready(stack: Stack, probe: Any, timeout: float = 300) -> float:
+    """Call ``probe()`` until it stops raising (NFS servers refuse creates in their grace period)."""
+    started = time.monotonic()
+    last: Exception | None = None
+    while time.monotonic() - started < timeout:
+        try:
+            probe()
+            return time.monotonic() - started
+        except (StackError, ApiError, CommandError, OSError) as exc:
+            last = exc
+            time.sleep(3)
+    raise StackError(f"{stack.name}: the export did not accept writes within {timeout:.0f} s: {last}")

@@ -1,0 +1,29 @@
+# Benchmarks and calibration (issue 7). Included by the Makefile (-include mk/*.mk).
+#
+#   make bench                       provisioning storm, boot storm and steady state on the four stacks
+#                                    (bare LUN, arcvsa, OpenZFS defaults, XFS+knfsd NAS VM) in one run:
+#                                    prints the table, writes bench/results/bench.json and .png
+#   make bench PROFILE=steady-state  one workload (any name in bench/profiles/workloads, or a YAML path)
+#   make bench PROFILE=smoke         the 2-minute version `make test` runs (bare LUN and arcvsa)
+#
+# Needs root (mmdebstrap makes the Debian 13 tree fio 3.39 with its nfs engine runs from) and the image.
+
+BENCH_APT_PACKAGES := mmdebstrap qemu-utils qemu-system-x86 lz4
+BENCH_PYTHON ?= .venv/bin/python
+PROFILE ?= provisioning-storm,boot-storm,steady-state
+BENCH_JSON ?= bench/results/bench.json
+# The smoke run: the two workloads whose figures need no reboot, at their smoke size.
+BENCH_SMOKE_PROFILE := provisioning-storm,steady-state
+
+.PHONY: bench bench-smoke
+
+bench: image
+ifeq ($(PROFILE),smoke)
+	$(BENCH_PYTHON) -m bench --smoke --profile $(BENCH_SMOKE_PROFILE) --lun-gib 1.5 --json var/bench/smoke.json
+else
+	$(BENCH_PYTHON) -m bench --profile $(PROFILE) --json $(BENCH_JSON)
+endif
+
+# In `make test`: the smoke run, then its JSON checked (tests/lab/test_bench_smoke.py).
+bench-smoke: image
+	ARCVSA_LAB_REQUIRED=1 .venv/bin/pytest -m lab -s tests/lab/test_bench_smoke.py

@@ -1,0 +1,139 @@
+"""The benchmark's pure parts: profiles as data, fio job files, the figures computed from counters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench import job, metrics, report
+from bench.runner import Golden, throttle
+from bench.stack import ApplianceStack, Counters, Stack
+from bench.workload import ProfileError, Workload, load_san, load_workload
+from lab.san import Throttle
+
+NFS = job.Target("nfs", "nfs://127.0.0.1/tank/vdi?nfsport=2049&mountport=20048")
+NBD = job.Target("nbd", "nbd+unix:///lun0?socket=/tmp/san.sock")
+SAMPLES = [Path("/golden/delta-00.bin"), Path("/golden/delta-01.bin")]
+
+
+def test_every_shipped_workload_loads_and_cites_a_source() -> None:
+    for name in ("provisioning-storm", "boot-storm", "steady-state"):
+        work = load_workload(name)
+        assert work.sources and all(s.strip() for s in work.sources)
+        load_san(work.san)  # its SAN profile exists
+        small = work.small()
+        assert small.desktops < work.desktops and small.replica_mib == 64
+
+
+def test_bad_profiles_get_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ProfileError, match=r"no workload 'nope'.*steady-state"):
+        load_workload("nope")
+    typo = tmp_path / "typo.yaml"
+    typo.write_text("name: x\ndescription: x\nsources: [x]\nsan: raid5-9\ndesktops: 2\nphases:\n"
+                    "  - {name: w, kind: mix, why: x, iops_per_desk: 3}\n", encoding="utf-8")  # fmt: skip
+    with pytest.raises(ProfileError, match="iops_per_desk"):
+        load_workload(str(typo))
+    with pytest.raises(ProfileError, match="no SAN profile 'raid6'"):
+        load_san("raid6")
+
+
+def test_san_profile_becomes_a_qemu_throttle_group() -> None:
+    limits = throttle(load_san("constrained"))
+    assert limits.group_options() == "x-iops-read=800,x-iops-write=200,x-bps-total=41943040,x-iops-size=65536"
+    assert Throttle().group_options() == "x-iops-total=3000,x-bps-total=67108864"
+
+
+def test_mix_places_desktops_apart_on_the_lun_and_in_files_over_nfs() -> None:
+    phase = load_workload("steady-state").phases[0]
+    nbd = job.mix(NBD, phase, 2, 1 << 30, SAMPLES)
+    delta = phase.delta_mib << 20
+    assert f"[desktop-1-write]\noffset={(1 << 30) + delta}\nsize={delta}\n" in nbd
+    assert "ioengine=nbd" in nbd and f"rate={2 * 16 * 1024},0" in nbd and f"rate=0,{8 * 6 * 1024}" in nbd
+    nfs = job.mix(NFS, phase, 2, 1 << 30, SAMPLES)
+    assert "[desktop-1-write]\nfilename=delta-001.raw\n" in nfs and "offset=" not in nfs
+    assert "refill_buffers=1" in nfs and "buffer_pattern" not in nfs  # no repeated pattern per write
+    layout = job.deltas(NFS, 2, 1 << 30, 64 << 20, SAMPLES)
+    assert "buffer_pattern='/golden/delta-01.bin'" in layout and "bs=1m" in layout  # real OS bytes
+    assert "random_distribution=zipf:1.1" in nfs and "bssplit=4k/50:8k/50" in nfs
+
+
+def test_clone_iolog_sends_reads_to_the_replica_and_writes_to_the_clones_delta(tmp_path: Path) -> None:
+    ops = [(0.0, "r", 0, 4096), (0.5, "w", 70 << 20, 8192), (1.0, "r", 2 << 30, 4096)]
+    text = job.clone_iolog(ops, NFS, 3, 1 << 30, 64 << 20, tmp_path / "nfs.log").read_text(encoding="utf-8")
+    assert text.splitlines() == [
+        "fio version 3 iolog",
+        "0 replica.raw add",
+        "0 delta-003.raw add",
+        "0 replica.raw open",
+        "0 delta-003.raw open",
+        "1 replica.raw read 0 4096",
+        f"500000 delta-003.raw write {(70 << 20) % ((64 << 20) - 8192)} 8192",
+        "500000 replica.raw close",
+        "500000 delta-003.raw close",
+    ]  # the read past the (cut) replica is left out
+    nbd = job.clone_iolog(ops, NBD, 3, 1 << 30, 64 << 20, tmp_path / "nbd.log").read_text(encoding="utf-8")
+    write = next(line for line in nbd.splitlines() if " write " in line)
+    offset = int(write.split()[3])
+    assert (1 << 30) + 3 * (64 << 20) <= offset < (1 << 30) + 4 * (64 << 20)
+
+
+def _fio(read: int, write: int, reads: int, writes: int) -> dict[str, object]:
+    pct = {"percentile": {"50.000000": 1_000_000, "95.000000": 5_000_000, "99.000000": 9_000_000}}
+    return {
+        "jobs": [
+            {
+                "job_runtime": 10_000,
+                "read": {"io_bytes": read, "total_ios": reads, "clat_ns": pct},
+                "write": {"io_bytes": write, "total_ios": writes, "clat_ns": pct},
+            }
+        ]
+    }
+
+
+def test_phase_figures_from_counters() -> None:
+    gold = Golden(Path("replica"), 1 << 30, [], [(0.0, "r", 0, 1 << 20), (0.1, "r", 0, 1 << 20)])
+    spec = load_workload("provisioning-storm").phases[1]
+    stack = ApplianceStack.__new__(ApplianceStack)
+    before = Counters(
+        0.0, {"rd_bytes": 0, "wr_bytes": 0, "rd_ops": 0, "wr_ops": 0}, {}, {"hits": 0, "misses": 0}
+    )
+    after = Counters(
+        10.0,
+        {"rd_bytes": 1 << 20, "wr_bytes": 1 << 20, "rd_ops": 8, "wr_ops": 8},
+        {},
+        {"hits": 90, "misses": 10},
+    )
+    row = metrics.phase(spec, stack, before, after, _fio(64 << 20, 4 << 20, 1000, 512), gold, compression=1.8)
+    assert row["read_offload"] == 64.0 and row["write_offload"] == 4.0
+    assert row["write_aggregation"] == 16.0  # 128 KiB at the LUN for 8 KiB at the client
+    assert row["compulsory_bound"] == round(64 * 1.8, 2)  # 64 MiB read of 1 unique MiB, stored at 1/1.8
+    assert row["arc_hit_pct"] == 90.0 and row["client"]["write_lat_ms"]["p95"] == 5.0
+    bare = metrics.phase(
+        spec,
+        Stack.__new__(Stack),
+        Counters(0.0),
+        Counters(10.0),
+        _fio(4096, 4096, 1, 1),
+        gold,
+        compression=None,
+    )
+    assert bare["read_offload"] == bare["write_offload"] == 1.0  # no cache between fio and the LUN
+
+
+def test_targets_report_missed_met_and_not_run() -> None:
+    row = {"phase": "work", "kind": "mix", "write_offload": 2.0, "write_aggregation": 20.0,
+           "client": {"write_lat_ms": {"p95": 10.0}}}  # fmt: skip
+    bare = {"phase": "work", "kind": "mix", "client": {"write_lat_ms": {"p95": 100.0}}}
+    results = {"steady-state": {"arcvsa": {"phases": [row]}, "bare-lun": {"phases": [bare]}}}
+    found = {t["target"]: t for t in report.targets(results)}
+    assert found["steady-state write offload"]["met"] is False
+    assert found["steady-state write aggregation"]["met"] is True
+    assert found["p95 write latency vs bare LUN (constrained)"]["measured"] == 0.1
+    assert found["provisioning read offload"]["met"] is None
+
+
+def test_workload_model_is_strict() -> None:
+    with pytest.raises(ValueError, match="desktops"):
+        Workload.model_validate({"name": "x", "description": "x", "sources": ["x"], "san": "raid5-9",
+                                 "desktops": 0, "phases": [{"name": "c", "kind": "copy", "why": "x"}]})  # fmt: skip
