@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,8 @@ def cache_key(image: Path, image_key: str, trace_sha256: str, samples: int) -> s
     return hashlib.sha256(f"{text}trace={trace_sha256}\nsamples={samples}\n".encode()).hexdigest()
 
 
-def data_chunks(path: Path, size: int) -> list[int]:
-    """Offsets of the 1 MiB chunks of ``path`` that are wholly allocated and not all zero."""
-    found: list[int] = []
+def data_extents(path: Path, size: int) -> Iterator[tuple[int, int]]:
+    """(start, end) of each allocated extent of a sparse file below ``size`` (SEEK_DATA/SEEK_HOLE)."""
     with path.open("rb") as handle:
         fd = handle.fileno()
         pos = 0
@@ -49,15 +49,23 @@ def data_chunks(path: Path, size: int) -> list[int]:
             try:
                 start = os.lseek(fd, pos, os.SEEK_DATA)
             except OSError:  # ENXIO: no data after pos
-                break
+                return
             end = min(os.lseek(fd, start, os.SEEK_HOLE), size)
+            yield start, end
+            pos = max(end, start + 1)
+
+
+def data_chunks(path: Path, size: int) -> list[int]:
+    """Offsets of the 1 MiB chunks of ``path`` that are wholly allocated and not all zero."""
+    found: list[int] = []
+    with path.open("rb") as handle:
+        for start, end in data_extents(path, size):
             chunk = -(-start // MIB) * MIB
             while chunk + MIB <= end:
                 handle.seek(chunk)
                 if handle.read(MIB) != ZERO_MIB:
                     found.append(chunk)
                 chunk += MIB
-            pos = max(end, start + 1)
     return found
 
 
@@ -122,18 +130,8 @@ def zfs_lz4_ratio(path: Path, size: int, record: int) -> float:
 def allocated_chunks(path: Path) -> set[int]:
     """Indexes of the 1 MiB chunks of a sparse file that hold any allocated byte."""
     found: set[int] = set()
-    size = path.stat().st_size
-    with path.open("rb") as handle:
-        fd = handle.fileno()
-        pos = 0
-        while pos < size:
-            try:
-                start = os.lseek(fd, pos, os.SEEK_DATA)
-            except OSError:  # ENXIO: no data after pos
-                break
-            end = os.lseek(fd, start, os.SEEK_HOLE)
-            found.update(range(start // MIB, -(-end // MIB)))
-            pos = end
+    for start, end in data_extents(path, path.stat().st_size):
+        found.update(range(start // MIB, -(-end // MIB)))
     return found
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from appliance.control.calibration import mean_block
 from bench.workload import Background, Phase
 
 REPLICA = "replica.raw"
@@ -52,17 +53,10 @@ def _place(target: Target, name: str, offset: int, size: int) -> dict[str, objec
     return {"offset": offset, "size": size}
 
 
-def split(kib: list[int]) -> str:
-    share = 100 // len(kib)
-    parts = [f"{k}k/{share}" for k in kib]
-    parts[-1] = f"{kib[-1]}k/{100 - share * (len(kib) - 1)}"
-    return ":".join(parts)
-
-
-def byte_rate(iops: float, kib: list[int]) -> int:
-    """fio's ``rate`` for ``iops`` of an even block-size mix: ``rate_iops`` with a ``bssplit`` counts
-    every I/O as the smallest size and so under-delivers."""
-    return round(iops * sum(kib) / len(kib) * 1024)
+def byte_rate(iops: float, bssplit: str) -> int:
+    """fio's ``rate`` for ``iops`` of a block-size mix: ``rate_iops`` with a ``bssplit`` counts every
+    I/O as the smallest size and so under-delivers."""
+    return round(iops * mean_block(bssplit))
 
 
 def deltas(target: Target, desktops: int, replica_bytes: int, delta_bytes: int, samples: list[Path]) -> str:
@@ -102,7 +96,7 @@ def mix(
         if read_iops:
             reader = _place(target, REPLICA, 0, replica_bytes)
             reader.update(
-                rw="randread", bssplit=split(phase.read_kib), rate=f"{byte_rate(read_iops, phase.read_kib)},0"
+                rw="randread", bssplit=phase.read_bs, rate=f"{byte_rate(read_iops, phase.read_bs)},0"
             )
             sections.append((f"desktop-{i}-read", reader))
         if write_iops:
@@ -112,8 +106,8 @@ def mix(
             # 1.3-3.9x. Random content gives the pool no compression credit: a lower bound.
             writer.update(
                 rw="randwrite",
-                bssplit=split(phase.write_kib),
-                rate=f"0,{byte_rate(write_iops, phase.write_kib)}",
+                bssplit=phase.write_bs,
+                rate=f"0,{byte_rate(write_iops, phase.write_bs)}",
                 refill_buffers=1,
             )
             if phase.write_spread != "random":

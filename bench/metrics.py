@@ -24,6 +24,14 @@ def ratio(num: float, den: float) -> float | None:
     return round(num / den, 2) if den > 0 else None
 
 
+def offload(client_bytes: int, san_bytes: int) -> float | None:
+    """client / SAN bytes. When the SAN saw nothing, the ratio is at least client / one 4 KiB block:
+    that floor is reported (the table marks it >=), never an infinite or made-up figure."""
+    if client_bytes and not san_bytes:
+        return round(client_bytes / 4096, 1)
+    return ratio(client_bytes, san_bytes)
+
+
 def latency_ms(direction: dict[str, Any]) -> dict[str, float | None]:
     """Completion latency percentiles of one direction of a fio job, in ms."""
     found = direction.get("clat_ns", {}).get("percentile", {})
@@ -40,10 +48,17 @@ def client(fio_out: dict[str, Any]) -> dict[str, Any]:
         figures[f"{direction}_bytes"] = io_bytes
         figures[f"{direction}_ios"] = ios
         figures[f"{direction}_lat_ms"] = latency_ms(jobs[0][direction]) if jobs and ios else {}
-    seconds = max((j.get("job_runtime", 0) for j in jobs), default=0) / 1000
-    figures["seconds"] = round(seconds, 1)
-    figures["iops"] = round((figures["read_ios"] + figures["write_ios"]) / seconds, 1) if seconds else None
     return figures
+
+
+def rates(row: dict[str, Any]) -> None:
+    """Client and SAN IOPS over the phase's wall time (fio's job_runtime is a sum over the group's
+    jobs, not a duration)."""
+    seconds = float(row["wall_seconds"])
+    seen, san = row["client"], row["san"]
+    seen["seconds"] = seconds
+    seen["iops"] = round((seen["read_ios"] + seen["write_ios"]) / seconds, 1) if seconds else None
+    row["san_iops"] = round((san["read_ops"] + san["write_ops"]) / seconds, 1) if seconds else None
 
 
 def delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
@@ -67,7 +82,6 @@ def phase(
         seen = {"write_bytes": gold.replica_bytes, "read_bytes": 0, "read_ios": 0, "write_ios": 0}
     else:
         seen = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
-    seen.setdefault("seconds", seconds)
     if isinstance(stack, ApplianceStack):
         moved = delta(after.san, before.san)
         san = {
@@ -89,8 +103,8 @@ def phase(
         "wall_seconds": seconds,
         "client": seen,
         "san": san,
-        "read_offload": ratio(seen["read_bytes"], san["read_bytes"]),
-        "write_offload": ratio(seen["write_bytes"], san["write_bytes"]),
+        "read_offload": offload(seen["read_bytes"], san["read_bytes"]),
+        "write_offload": offload(seen["write_bytes"], san["write_bytes"]),
         "compression": compression,
     }
     if seen["write_ios"] and san["write_ops"]:
@@ -98,8 +112,15 @@ def phase(
         out["write_aggregation"] = ratio(san["write_bytes"] / san["write_ops"], client_size)
         out["client_write_kib"] = round(client_size / 1024, 1)
         out["san_write_kib"] = round(san["write_bytes"] / san["write_ops"] / 1024, 1)
-    if seen["seconds"]:
-        out["san_iops"] = round((san["read_ops"] + san["write_ops"]) / float(seen["seconds"]), 1)
+    rates(out)
+    out["floors"] = [
+        k
+        for k, c, s in (
+            ("read_offload", "read_bytes", "read_bytes"),
+            ("write_offload", "write_bytes", "write_bytes"),
+        )
+        if seen[c] and not san[s]
+    ]
     if spec.kind == "trace" and seen["read_bytes"]:
         unique = gold.unique_read_bytes()
         out["unique_read_bytes"] = unique

@@ -52,8 +52,24 @@ def table(results: dict[str, dict[str, Any]]) -> str:
             for row in result["phases"]:
                 if row["kind"] in ("drop-cache", "calibrate"):
                     continue
+                if "error" in row:
+                    rows.append(
+                        [
+                            LABELS.get(stack, stack),
+                            row["phase"],
+                            "failed: see JSON",
+                            *([""] * (len(COLUMNS) - 1)),
+                        ]
+                    )
+                    continue
+                cells = [
+                    (">=" if c[1] in row.get("floors", []) else "") + fmt(pick(row, c[1]), c[2])
+                    for c in COLUMNS
+                ]
+                rows.append([LABELS.get(stack, stack), row["phase"], *cells])
+            if "error" in result:
                 rows.append(
-                    [LABELS.get(stack, stack), row["phase"], *(fmt(pick(row, c[1]), c[2]) for c in COLUMNS)]
+                    [LABELS.get(stack, stack), "(stack)", "failed: see JSON", *([""] * (len(COLUMNS) - 1))]
                 )
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         san = next(iter(stacks.values()))["san"]
@@ -223,3 +239,31 @@ def charts(results: dict[str, dict[str, Any]], path: Path) -> Path:
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def main() -> None:
+    """``python -m bench.report RUN.json``: the table, targets and charts of a saved run, again."""
+    import argparse
+
+    from bench.metrics import rates
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--write", action="store_true", help="store the recomputed figures in the JSON")
+    args = parser.parse_args()
+    doc = json.loads(args.run.read_text(encoding="utf-8"))
+    for stacks in doc["results"].values():
+        for result in stacks.values():
+            for row in result["phases"]:
+                if "wall_seconds" in row and "client" in row:
+                    rates(row)
+    doc["targets"] = targets(doc["results"])
+    if args.write:
+        write_json(doc, args.run)
+        charts(doc["results"], args.run.with_suffix(".png"))
+    print(table(doc["results"]))
+    print(targets_table(doc["targets"]))
+
+
+if __name__ == "__main__":
+    main()

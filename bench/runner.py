@@ -26,14 +26,16 @@ from bench.stack import (
     StackError,
     ZfsDefaults,
     make_stack,
-    wait_ready,
 )
-from bench.toolchain import Toolchain
+from bench.toolchain import FioError, Toolchain, ToolchainError
 from bench.workload import Phase, SanProfile, Workload, load_san
+from lab.appliance_api import ApiError
 from lab.process import CommandError, run
-from lab.qmp import Qmp
+from lab.qmp import Qmp, QmpError
 from lab.san import San, Throttle, make_luns
 
+# What a phase or a stack may fail with; anything else is a bug and stops the run.
+FAULTS = (StackError, FioError, ToolchainError, CommandError, ApiError, QmpError, OSError)
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "build" / "bench"
 TRACE_DELTA = 64 << 20  # a clone's delta during its boot: the trace's writes folded into 64 MiB
@@ -129,10 +131,8 @@ class Run:
     def copy_replica(self, stack: Stack) -> None:
         """The replica written once: libnfs's nfs-cp over NFS, qemu-img onto the bare LUN."""
         if isinstance(stack, ApplianceStack):
-            probe = self.workdir / "probe"
-            probe.write_bytes(b"probe\n")
-            attempt = iter(range(10**6))
-            wait_ready(stack, lambda: self.chain.nfs_cp(probe, stack.nfs_url(f".probe-{next(attempt)}")))
+            waited = self.chain.wait_writable(stack.nfs_url(), self.workdir / "probe", timeout=300)
+            stack.setup["nfs_writable_after_seconds"] = round(waited, 1)
             self.chain.nfs_cp(self.gold.replica, stack.nfs_url(job.REPLICA), timeout=3600)
         else:
             argv = [
@@ -162,54 +162,58 @@ class Run:
                 self.copy_replica(stack)
                 state["replica"] = True
             for phase in work.phases:
-                before = stack.counters()
-                fio_out: dict[str, Any] | None = None
-                if phase.kind == "copy":
-                    self.copy_replica(stack)
-                    state["replica"] = True
-                elif phase.kind == "calibrate":
-                    phases.append(self.calibrate(stack, phase))
-                    continue
-                elif phase.kind == "drop-cache":
-                    stack.drop_cache()
-                    before = stack.counters()
-                elif phase.kind == "trace":
-                    logs = [
-                        job.clone_iolog(
-                            self.gold.ops, target, i, self.gold.replica_bytes, TRACE_DELTA,
-                            self.workdir / "iologs" / f"{stack.name}-{work.name}-{i}.log",
-                        )
-                        for i in range(work.desktops)
-                    ]  # fmt: skip
-                    fio_out = self.fio(
-                        f"{stack.name}-{work.name}-{phase.name}",
-                        job.replay(target, logs),
-                        3600,
-                    )
-                elif phase.kind == "mix":
-                    delta_bytes = phase.delta_mib << 20
-                    self.fio(
-                        f"{stack.name}-{work.name}-deltas",
-                        job.deltas(
-                            target, work.desktops, self.gold.replica_bytes, delta_bytes, self.gold.samples
-                        ),
-                        3600,
-                    )
-                    before = stack.counters()
-                    text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
-                    fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
-                after = stack.counters()
-                phases.append(
-                    metrics.phase(
-                        phase, stack, before, after, fio_out, self.gold,
-                        compression=stack.compression(),
-                    )
-                )  # fmt: skip
+                try:
+                    phases.append(self.phase(stack, work, phase, target, state))
+                except FAULTS as exc:
+                    # One phase failing must not lose the run: the row says what went wrong.
+                    print(f"bench: {stack.name}: {work.name}/{phase.name} failed: {exc}", flush=True)
+                    phases.append({"phase": phase.name, "kind": phase.kind, "error": str(exc)[-2000:]})
         finally:
             if background is not None:
                 background.terminate()
                 background.wait(timeout=30)
         return {"san": profile.model_dump(), "desktops": work.desktops, "phases": phases}
+
+    def phase(
+        self, stack: Stack, work: Workload, phase: Phase, target: job.Target, state: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Run one phase and return its figures (see bench/metrics.py)."""
+        before = stack.counters()
+        fio_out: dict[str, Any] | None = None
+        if phase.kind == "copy":
+            self.copy_replica(stack)
+            state["replica"] = True
+        elif phase.kind == "calibrate":
+            return self.calibrate(stack, phase)
+        elif phase.kind == "drop-cache":
+            stack.drop_cache()
+            before = stack.counters()
+        elif phase.kind == "trace":
+            logs = [
+                job.clone_iolog(
+                    self.gold.ops, target, i, self.gold.replica_bytes, TRACE_DELTA,
+                    self.workdir / "iologs" / f"{stack.name}-{work.name}-{i}.log",
+                )
+                for i in range(work.desktops)
+            ]  # fmt: skip
+            fio_out = self.fio(
+                f"{stack.name}-{work.name}-{phase.name}",
+                job.replay(target, logs),
+                3600,
+            )
+        elif phase.kind == "mix":
+            delta_bytes = phase.delta_mib << 20
+            self.fio(
+                f"{stack.name}-{work.name}-deltas",
+                job.deltas(target, work.desktops, self.gold.replica_bytes, delta_bytes, self.gold.samples),
+                3600,
+            )
+            before = stack.counters()
+            text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
+            fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
+        after = stack.counters()
+        compression = stack.compression()
+        return metrics.phase(phase, stack, before, after, fio_out, self.gold, compression=compression)
 
     def calibrate(self, stack: Stack, phase: Phase) -> dict[str, Any]:
         """The appliance's built-in ramp through its api: on the pool's dataset, and (arcvsa) on the free
@@ -228,8 +232,8 @@ class Run:
                 "profile": {
                     "iops": phase.iops_per_desktop,
                     "read_percent": phase.read_pct,
-                    "read_bssplit": job.split(phase.read_kib),
-                    "write_bssplit": job.split(phase.write_kib),
+                    "read_bssplit": phase.read_bs,
+                    "write_bssplit": phase.write_bs,
                     "size_mib": phase.delta_mib,
                 },
                 "ramp": {
@@ -306,8 +310,24 @@ class Run:
                 result = self.workload(stack, work, state)
                 result["stack"] = stack.describe()
                 self.results.setdefault(work.name, {})[name] = result
+        except FAULTS as exc:
+            print(f"bench: {name} failed: {exc}", flush=True)
+            for work in workloads:
+                self.results.setdefault(work.name, {}).setdefault(
+                    name,
+                    {
+                        "desktops": work.desktops,
+                        "san": {"name": work.san},
+                        "phases": [],
+                        "error": str(exc)[-2000:],
+                    },
+                )
         finally:
             stack.stop()
+            # What the run has so far, in case a later stack takes the machine down.
+            (self.workdir / "partial.json").write_text(
+                json.dumps(self.results, indent=1) + "\n", encoding="utf-8"
+            )
         print(f"bench: {name} done in {time.monotonic() - started:.0f} s", flush=True)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lab import appliance_env
-from lab.appliance_api import ApiError, ApplianceApi
+from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, run
 from lab.san import San
@@ -144,10 +144,13 @@ class ApplianceStack(Stack):
             self.vm = None
 
     def wipe_label(self) -> None:
-        """Zero the data LUN's first MiBs before booting: after the bare-LUN stack it holds a raw copy
+        """Zero the data LUN's first and last MiBs before booting: after the bare-LUN stack it holds a raw copy
         of the golden image, that is, of the appliance's own disk, whose root file system UUID the
         appliance's initramfs would then find and boot from (seen in the lab)."""
-        run(["qemu-io", "-f", "raw", "-c", "write -z 0 4M", self.nbd_uri()], timeout=120)
+        # ZFS keeps two of its four labels at the end of the device: wipe that too.
+        size = next(lun.size_bytes for lun in self.san.luns if lun.name == DATA_LUN)
+        for offset in (0, size - (4 << 20)):
+            run(["qemu-io", "-f", "raw", "-c", f"write -z {offset} 4M", self.nbd_uri()], timeout=120)
 
     def prepare(self) -> None:
         raise NotImplementedError
@@ -227,6 +230,10 @@ class ApplianceStack(Stack):
 class Arcvsa(ApplianceStack):
     name = "arcvsa"
     profile = "stateless-linked"
+    # The profile's lz4 stores this golden image at 1.53x in 16K records on 4K sectors; zstd-1 at
+    # 1.81x (estimated per record on the replica, ZFS's rules: holes, 1/8 minimum saving, ashift 12).
+    # Read once, cached compressed, the replica gains more from the ratio than it pays in CPU.
+    compression_codec = "zstd-1"
 
     def prepare(self) -> None:
         # force: the LUN still holds the stack before's data (the admin knowingly reuses it).
@@ -239,13 +246,18 @@ class Arcvsa(ApplianceStack):
             "force": True,
         }
         self.call("POST", "/api/storage/pools", spec)
-        dataset = self.call("POST", "/api/storage/datasets", {"name": DATASET, "profile": self.profile})
+        body = {
+            "name": DATASET,
+            "profile": self.profile,
+            "properties": {"compression": self.compression_codec},
+        }
+        dataset = self.call("POST", "/api/storage/datasets", body)
         sizing = {
             "pool_type": self.profile, "desktops": 32, "desktop_gib": 2, "golden_gib": 1,
             "ram_gib": self.memory_mib / 1024, "slog_ssd_gib": 2, "l2arc_ssd_gib": 2,
         }  # fmt: skip
         recommended = self.call("POST", "/api/tuning/recommendation", sizing)
-        params = {r["name"]: int(r["value"]) for r in recommended if r["name"].startswith(("zfs_", "l2arc_"))}
+        params = {name: int(value) for name, value in recommended["module"].items()}
         if params:
             self.call("PUT", "/api/tuning/parameters", {"params": params})
         export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}
@@ -326,17 +338,3 @@ def make_stack(name: str, san: San, image: Path, key: Path, directory: Path, mem
     if name not in kinds:
         raise StackError(f"no stack {name!r} (known: {', '.join(STACKS)})")
     return kinds[name](san, image, key, directory / name, memory_mib)
-
-
-def wait_ready(stack: Stack, probe: Any, timeout: float = 300) -> float:
-    """Call ``probe()`` until it stops raising (NFS servers refuse creates in their grace period)."""
-    started = time.monotonic()
-    last: Exception | None = None
-    while time.monotonic() - started < timeout:
-        try:
-            probe()
-            return time.monotonic() - started
-        except (StackError, ApiError, CommandError, OSError) as exc:
-            last = exc
-            time.sleep(3)
-    raise StackError(f"{stack.name}: the export did not accept writes within {timeout:.0f} s: {last}")

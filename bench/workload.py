@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 PROFILES = Path(__file__).resolve().parent / "profiles"
 WORKLOADS = PROFILES / "workloads"
 SANS = PROFILES / "san.yaml"
+BSSPLIT = r"^\d+[kKmM]?/\d+(:\d+[kKmM]?/\d+)*$"
 
 
 class ProfileError(ValueError):
@@ -56,8 +57,9 @@ class Phase(Strict):
     seconds: Annotated[int, Field(gt=0, le=3600)] = 60
     iops_per_desktop: Annotated[int, Field(gt=0, le=10000)] = 10
     read_pct: Annotated[int, Field(ge=0, le=100)] = 20
-    read_kib: list[Annotated[int, Field(gt=0, le=1024)]] = [16]
-    write_kib: list[Annotated[int, Field(gt=0, le=1024)]] = [4, 8]
+    # fio bssplit: block size / share of the direction's I/Os, e.g. 4k/50:8k/50.
+    read_bs: Annotated[str, Field(pattern=BSSPLIT)] = "16k/100"
+    write_bs: Annotated[str, Field(pattern=BSSPLIT)] = "4k/50:8k/50"
     write_spread: str = "random"
     delta_mib: Annotated[int, Field(gt=0, le=4096)] = 64
     # calibrate: the appliance's own ramp (api /api/calibrations), desktops added until p95 passes this.

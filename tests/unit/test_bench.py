@@ -109,6 +109,7 @@ def test_phase_figures_from_counters() -> None:
     assert row["write_aggregation"] == 16.0  # 128 KiB at the LUN for 8 KiB at the client
     assert row["compulsory_bound"] == round(64 * 1.8, 2)  # 64 MiB read of 1 unique MiB, stored at 1/1.8
     assert row["arc_hit_pct"] == 90.0 and row["client"]["write_lat_ms"]["p95"] == 5.0
+    assert row["client"]["iops"] == 151.2 and row["san_iops"] == 1.6  # over the phase's 10 s of wall time
     bare = metrics.phase(
         spec,
         Stack.__new__(Stack),

@@ -3,6 +3,7 @@ import { ChartLegend } from './ChartLegend';
 import { formatClock, linear, linePath, nearestIndex, niceTicks, timeTicks } from './scale';
 import type { Series } from './types';
 import { useWidth } from './useWidth';
+import { YGrid } from './YGrid';
 
 interface Props {
   title: string;
@@ -142,14 +143,7 @@ export function LineChart(props: Props) {
         onBlur={() => setCursor(null)}
       >
         <svg width={width} height={height} aria-hidden="true" focusable="false">
-          {ticks.map((v) => (
-            <g key={v} className="chart-grid">
-              <line x1={left} x2={width - MARGIN.right} y1={y(v)} y2={y(v)} />
-              <text x={left - 6} y={y(v)} dy="0.32em" textAnchor="end">
-                {format(v)}
-              </text>
-            </g>
-          ))}
+          <YGrid ticks={ticks} y={y} left={left} right={width - MARGIN.right} format={format} />
           {timeTicks(geometry.t0, geometry.t1, Math.max(2, Math.floor(geometry.innerW / 90)))
             // A label centred on a tick too near either end would run into the value labels or off the chart.
             .filter((t) => x(t) >= left + 28 && x(t) <= width - MARGIN.right - 28)

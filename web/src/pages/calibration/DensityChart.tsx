@@ -3,6 +3,7 @@ import { ChartLegend } from '../../components/charts/ChartLegend';
 import { linear, linePath, niceTicks } from '../../components/charts/scale';
 import type { Series } from '../../components/charts/types';
 import { useWidth } from '../../components/charts/useWidth';
+import { YGrid } from '../../components/charts/YGrid';
 
 interface Props {
   title: string;
@@ -58,14 +59,7 @@ export function DensityChart({ title, description, desktops, series, format, hei
       <ChartLegend series={series} hidden={hidden} onToggle={toggle} />
       <div ref={plotRef} className="chart-plot" role="img" aria-label={`${title}. ${summary}`}>
         <svg width={width} height={height} aria-hidden="true" focusable="false">
-          {ticks.map((v) => (
-            <g key={v} className="chart-grid">
-              <line x1={left} x2={width - MARGIN.right} y1={y(v)} y2={y(v)} />
-              <text x={left - 6} y={y(v)} dy="0.32em" textAnchor="end">
-                {format(v)}
-              </text>
-            </g>
-          ))}
+          <YGrid ticks={ticks} y={y} left={left} right={width - MARGIN.right} format={format} />
           {desktops.map((d, i) => (
             <g key={d} className="chart-axis-x">
               <line x1={xs[i]} x2={xs[i]} y1={MARGIN.top + innerH} y2={MARGIN.top + innerH + 4} />
