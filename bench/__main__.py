@@ -13,11 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import report, runner, toolchain
-from bench.stack import STACKS, StackError
-from bench.toolchain import FioError, ToolchainError
+from bench.stack import STACKS
 from bench.workload import ProfileError, load_san, load_workload
-from lab.appliance_api import ApiError
-from lab.process import CommandError
 
 DEFAULT_WORKLOADS = "provisioning-storm,boot-storm,steady-state"
 SMOKE_STACKS = "bare-lun,arcvsa"
@@ -66,7 +63,7 @@ def main() -> None:
                 run.stack(name, workloads)
         finally:
             runner.stop_quietly(san)
-    except (StackError, FioError, ToolchainError, CommandError, ApiError, OSError) as exc:
+    except runner.FAULTS as exc:
         detail = getattr(exc, "stderr", "")
         print(f"bench failed: {exc}\n{detail[-3000:] if detail else ''}", file=sys.stderr)
         raise SystemExit(1) from None
