@@ -82,14 +82,7 @@ class Golden:
 def prepare_golden(image: Path, image_key: str, replica_mib: int | None) -> Golden:
     """The boot trace (recorded once per image) and the replica cut from the same image."""
     recorded = BUILD / "golden" / "boot-trace.json"
-    doc = json.loads(recorded.read_text(encoding="utf-8")) if recorded.is_file() else {}
-    if doc.get("image") != str(image):
-        recorded_ops, booted = trace.record(image, BUILD / "golden" / "trace-vm")
-        trace.save(
-            recorded_ops,
-            recorded,
-            {"image": str(image), "image_key": image_key, "boot_to_login_seconds": booted},
-        )
+    trace.ensure(image, image_key, recorded)
     marker = golden.build(image, image_key, recorded, BUILD / "golden")
     replica = Path(marker["replica"])
     size = int(marker["replica_bytes"])

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from appliance.control import metrics
 from lab import appliance_env
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
@@ -193,13 +194,9 @@ class ApplianceStack(Stack):
         return counters
 
     def arcstats(self) -> dict[str, int]:
-        text = self.ssh(["cat", "/proc/spl/kstat/zfs/arcstats"], timeout=60)
-        values: dict[str, int] = {}
-        for line in text.splitlines()[2:]:
-            parts = line.split()
-            if len(parts) == 3 and parts[0] in ARCSTATS:
-                values[parts[0]] = int(parts[2])
-        return values
+        """The ARC counters offload needs, parsed as the appliance's own metrics parse them."""
+        raw = metrics.parse_arcstats(self.ssh(["cat", metrics.ARCSTATS], timeout=60)).raw
+        return {name: raw[name] for name in ARCSTATS if name in raw}
 
     def compression(self) -> float | None:
         out = self.ssh(["zfs", "get", "-Hp", "-o", "value", "compressratio", DATASET], timeout=60)

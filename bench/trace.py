@@ -270,6 +270,27 @@ def latest_image(manifest: Path = REPO / "build" / "image" / "latest.json") -> t
     return Path(data["image"]), str(data["image_key"])
 
 
+def ensure(
+    image: Path,
+    image_key: str,
+    out: Path,
+    *,
+    timeout: float = 300.0,
+    settle: float = 10.0,
+    force: bool = False,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The trace at ``out``, recorded again unless it is current for this image: same path *and*
+    image_key (a rebuilt ``-dirty`` image keeps its path). Returns (summary, meta)."""
+    if not force and out.is_file() and image_key:
+        saved = json.loads(out.read_text(encoding="utf-8"))
+        if saved.get("image") == str(image) and saved.get("image_key") == image_key:
+            meta = {k: saved.get(k) for k in ("image", "image_key", "boot_to_login_seconds")}
+            return dict(saved["summary"]), meta
+    ops, booted = record(image, out.parent / "trace-vm", timeout=timeout, settle=settle)
+    meta = {"image": str(image), "image_key": image_key, "boot_to_login_seconds": round(booted, 1)}
+    return save(ops, out, meta), meta
+
+
 def main() -> None:
     """Record the boot trace of the last image build into build/bench/golden/boot-trace.json."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -282,14 +303,7 @@ def main() -> None:
     image, key = latest_image()
     if args.image is not None:
         image, key = args.image.resolve(), ""
-    if not args.force and args.out.is_file():
-        saved = json.loads(args.out.read_text(encoding="utf-8"))
-        if saved.get("image") == str(image) and saved.get("image_key") == key and key:
-            print(f"{args.out} is current for {image}: {json.dumps(saved['summary'])}")
-            return
-    ops, booted = record(image, args.out.parent / "trace-vm", timeout=args.timeout, settle=args.settle)
-    meta = {"image": str(image), "image_key": key, "boot_to_login_seconds": round(booted, 1)}
-    found = save(ops, args.out, meta)
+    found, meta = ensure(image, key, args.out, timeout=args.timeout, settle=args.settle, force=args.force)
     print(json.dumps({**meta, **found}, indent=2))
     print(
         f"read MiB {found['bytes_read'] / 2**20:.1f}, written MiB {found['bytes_written'] / 2**20:.1f}, "
