@@ -106,7 +106,11 @@ def density(stacks: dict[str, Any]) -> list[str]:
                         f"  desktops supported at p95 <= {row['threshold_ms']:g} ms: {found['desktops_supported']} on {where}"
                         f" ({found['stop_reason']})"
                     )
-            if row.get("density_ratio") is not None:
+            if row.get("density_floor"):
+                lines.append(
+                    f"  density through arcvsa / bare LUN: >={row['density_ratio']}x (the bare LUN served none)"
+                )
+            elif row.get("density_ratio") is not None:
                 lines.append(f"  density through arcvsa / bare LUN: {row['density_ratio']}x")
     return lines
 

@@ -44,7 +44,7 @@ class CalibrationOut(BaseModel):
     san_seconds: int | None = Field(description="seconds per SAN check test (SAN check only)")
     steps: list[Step] = Field(description="every ramp step run so far, in order")
     desktops_supported: int | None = Field(
-        description="desktops of the last step that passed (ramp, once done)"
+        description="desktops of the largest step that passed (ramp, once done)"
     )
     stop_reason: str | None = Field(description="why the ramp ended")
     san: SanCheck | None = Field(description="the SAN check's figures, once done")

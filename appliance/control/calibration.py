@@ -4,8 +4,9 @@ A "desktop" is one fio job at the profile's rate and mix (``rate`` per direction
 ``bssplit`` for reads and writes, random I/O). A ramp runs ``start``, ``start+step`` ... ``max`` desktops
 at once, each step for ``step_seconds`` after a short ``ramp_time``, and reads fio's JSON. A step passes
 when the worse of the read and write p95 completion latency is within the threshold AND the target kept
-up (achieved IOPS >= 90 % of requested); the ramp stops at the first step that fails. "Desktops
-supported" is the last step that passed (0 when the first one failed).
+up (achieved IOPS >= 90 % of requested). The ramp stops after ``patience`` failed steps in a row: one
+noisy step on a shared SAN must not decide the figure. "Desktops supported" is the largest step that
+passed (0 when none did).
 
 Two kinds of target:
 - a raw LUN that belongs to no pool and holds nothing (the bare-SAN figure); fio writes to the device
@@ -78,6 +79,7 @@ class RampSpec(BaseModel):
     max: int = Field(100, ge=1, le=2000, description="desktops in the last step at most")
     step_seconds: int = Field(30, ge=2, le=3600, description="measured seconds per step")
     ramp_seconds: int = Field(2, ge=0, le=60, description="unmeasured warm-up seconds before each step")
+    patience: int = Field(2, ge=1, le=10, description="failed steps in a row that end the ramp")
 
     @model_validator(mode="after")
     def _order(self) -> RampSpec:
@@ -155,7 +157,7 @@ class Step(BaseModel):
 class RampResult(BaseModel):
     """A ramp's outcome."""
 
-    desktops_supported: int = Field(description="desktops of the last step that passed (0: none did)")
+    desktops_supported: int = Field(description="desktops of the largest step that passed (0: none did)")
     stop_reason: str = Field(description="why the ramp ended")
     steps: list[Step] = Field(description="every step run, in order")
 
@@ -413,9 +415,11 @@ def ramp(
     progress: Progress | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> RampResult:
-    """Run the ramp on a prepared target until a step fails, ``max`` is reached or it is cancelled."""
+    """Run the ramp on a prepared target until ``patience`` steps in a row fail, ``max`` is reached or
+    it is cancelled."""
     counts = spec.counts()
     steps: list[Step] = []
+    failed = 0
     stop = f"reached the maximum of {spec.max} desktops within the threshold"
     try:
         if prepared.target.kind == "dataset":
@@ -447,7 +451,8 @@ def ramp(
                 progress(
                     i + 1, len(counts), f"{count} desktops: {step.iops:.0f} IOPS, p95 {step.p95_ms} ms", step
                 )
-            if not step.passed:
+            failed = 0 if step.passed else failed + 1
+            if failed >= spec.patience or (failed and i == len(counts) - 1):
                 stop = step.reason or "failed"
                 break
     finally:

@@ -142,7 +142,7 @@ def test_the_recorded_calibration_replays(tmp_path: Path) -> None:
         assert result.model_dump() == figures[name]
         passed = [s.desktops for s in result.steps if s.passed]
         assert result.desktops_supported == (passed[-1] if passed else 0)
-        assert all(s.passed for s in result.steps[:-1])  # it stops at the first step that fails
+        assert all(s.passed for s in result.steps[:-1])  # patience 1: it stops at the first failed step
         if result.desktops_supported < flows.RAMP.max:
             assert not result.steps[-1].passed and result.stop_reason == result.steps[-1].reason
     assert prepared.path == "/tank/vdi/.arcvsa-calibration" and prepared.properties["sync"] == "standard"
@@ -152,3 +152,51 @@ def test_the_recorded_calibration_replays(tmp_path: Path) -> None:
         cal.prepare(gw, flows.UNKNOWN, need_bytes=need)
     assert runner.pending == []  # every command run live ran again, nothing more
     assert seen[-1][1] == len(flows.RAMP.counts())
+
+
+def _recorded_steps(where: str) -> dict[int, str]:
+    """fio's output of each recorded ramp step by desktops: on the free LUN ("lun": 10 and 20 passed,
+    30 failed) or the dataset ("dataset": 10 to 40 passed, 50 failed)."""
+    steps = [c for c in load("calibration")["commands"] if "--name=desktops" in c["argv"]]
+    on_lun = [c for c in steps if "--filename=/dev/vdd" in c["argv"]]
+    measured = [c for c in steps if "--create_only=1" not in c["argv"]]
+    chosen = on_lun if where == "lun" else [c for c in measured if c not in on_lun]
+    return {int(next(a for a in c["argv"] if a.startswith("--numjobs="))[10:]): c["stdout"] for c in chosen}
+
+
+def _ramp_on(outputs: list[str], spec: cal.RampSpec) -> tuple[cal.RampResult, ReplayRunner]:
+    """A ramp on the free LUN whose steps answer, in order, with recorded fio outputs."""
+    prepared = cal.Prepared(target=flows.RAMP_LUN, path="/dev/vdd", size_bytes=4 << 30)
+    commands = [
+        {
+            "argv": cal.desktops_argv(prepared, flows.PROFILE, spec, count),
+            "exit_code": 0,
+            "stdout": out,
+            "stderr": "",
+        }
+        for count, out in zip(spec.counts(), outputs, strict=False)
+    ]
+    runner = ReplayRunner({"commands": commands})
+    return cal.ramp(Gateway(runner), prepared, flows.PROFILE, spec), runner
+
+
+def test_one_noisy_failed_step_does_not_end_the_ramp() -> None:
+    lun, dataset = _recorded_steps("lun"), _recorded_steps("dataset")
+    spec = flows.RAMP.model_copy(update={"patience": 2})
+    # 10 passes; 20 fails (the LUN's 30-desktop output: p95 over the threshold); 30 passes (the
+    # dataset's 30); 40 and 50 fail (the LUN's 30 again: p95 over, and too few IOPS for 40 and 50)
+    result, runner = _ramp_on([lun[10], lun[30], dataset[30], lun[30], lun[30], lun[30]], spec)
+    assert [s.passed for s in result.steps] == [True, False, True, False, False]
+    assert result.desktops_supported == 30
+    assert result.stop_reason == result.steps[-1].reason and "threshold" in result.stop_reason
+    assert len(runner.pending) == 1  # no step ran after the second failure in a row
+
+
+def test_a_failed_last_step_is_the_reason_even_short_of_patience() -> None:
+    out = _recorded_steps("lun")
+    spec = cal.RampSpec(
+        threshold_ms=20, start=10, step=10, max=30, step_seconds=5, ramp_seconds=2, patience=3
+    )
+    result, runner = _ramp_on([out[10], out[20], out[30]], spec)
+    assert result.desktops_supported == 20 and runner.pending == []
+    assert result.stop_reason == result.steps[-1].reason != "reached the maximum of 30 desktops"

@@ -1524,7 +1524,7 @@ export interface components {
             created_at: string;
             /**
              * Desktops Supported
-             * @description desktops of the last step that passed (ramp, once done)
+             * @description desktops of the largest step that passed (ramp, once done)
              */
             desktops_supported: number | null;
             /**
@@ -3644,6 +3644,12 @@ export interface components {
              * @default 100
              */
             max: number;
+            /**
+             * Patience
+             * @description failed steps in a row that end the ramp
+             * @default 2
+             */
+            patience: number;
             /**
              * Ramp Seconds
              * @description unmeasured warm-up seconds before each step

@@ -22,6 +22,7 @@ const DEFAULTS = {
   step: '10',
   max: '100',
   stepSeconds: '30',
+  patience: '2',
   sanSeconds: '10',
 };
 type Fields = typeof DEFAULTS;
@@ -36,12 +37,13 @@ const RANGES: Partial<Record<keyof Fields, [number, number]>> = {
   step: [1, 2000],
   max: [1, 2000],
   stepSeconds: [2, 3600],
+  patience: [1, 10],
   sanSeconds: [2, 300],
 };
 
 function check(fields: Fields, kind: Kind): Partial<Record<keyof Fields, string>> {
   const errors: Partial<Record<keyof Fields, string>> = {};
-  const used: (keyof Fields)[] = kind === 'ramp' ? ['iops', 'readPercent', 'sizeMib', 'threshold', 'start', 'step', 'max', 'stepSeconds'] : ['sanSeconds'];
+  const used: (keyof Fields)[] = kind === 'ramp' ? ['iops', 'readPercent', 'sizeMib', 'threshold', 'start', 'step', 'max', 'stepSeconds', 'patience'] : ['sanSeconds'];
   for (const key of used) {
     const [lo, hi] = RANGES[key]!;
     const value = Number(fields[key]);
@@ -103,6 +105,7 @@ export function CalibrationForm() {
         step: Number(fields.step),
         max: Number(fields.max),
         step_seconds: Number(fields.stepSeconds),
+        patience: Number(fields.patience),
         ramp_seconds: 2,
       },
       san_seconds: Number(fields.sanSeconds),
@@ -111,7 +114,7 @@ export function CalibrationForm() {
   };
 
   const apiError = start.error instanceof ApiError ? start.error : null;
-  const fieldOf: Record<string, keyof Fields> = { threshold_ms: 'threshold', start: 'start', step: 'step', max: 'max', step_seconds: 'stepSeconds', iops: 'iops', read_percent: 'readPercent', size_mib: 'sizeMib', san_seconds: 'sanSeconds' };
+  const fieldOf: Record<string, keyof Fields> = { threshold_ms: 'threshold', start: 'start', step: 'step', max: 'max', step_seconds: 'stepSeconds', patience: 'patience', iops: 'iops', read_percent: 'readPercent', size_mib: 'sizeMib', san_seconds: 'sanSeconds' };
   const apiField = apiError?.field ? fieldOf[apiError.field] : undefined;
   const err = (key: keyof Fields) => errors[key] ?? (apiField === key ? apiError?.message : undefined);
   return (
@@ -207,6 +210,7 @@ export function CalibrationForm() {
                 <TextField label="Desktops added per step" name="step" type="number" width="short" value={fields.step} error={err('step')} onChange={set('step')} />
                 <TextField label="Last step at most (desktops)" name="max" type="number" width="short" value={fields.max} error={err('max')} onChange={set('max')} />
                 <TextField label="Seconds per step" name="stepSeconds" type="number" width="short" value={fields.stepSeconds} error={err('stepSeconds')} onChange={set('stepSeconds')} />
+                <TextField label="Failed steps in a row to stop" name="patience" type="number" width="short" value={fields.patience} error={err('patience')} hint="One noisy step does not end the ramp" onChange={set('patience')} />
               </div>
             </fieldset>
           </>

@@ -63,7 +63,7 @@ export function CalibrationResult({ calibration: c }: { calibration: Calibration
       {c.kind === 'ramp' && c.profile && (
         <p className="muted small">
           Each desktop: {c.profile.iops} IOPS, {c.profile.read_percent} % reads ({c.profile.read_bssplit}), writes {c.profile.write_bssplit}, {c.profile.size_mib} MiB working set.
-          {c.ramp && ` Steps of ${c.ramp.step_seconds} s from ${c.ramp.start} to ${c.ramp.max} desktops, +${c.ramp.step} each.`}
+          {c.ramp && ` Steps of ${c.ramp.step_seconds} s from ${c.ramp.start} to ${c.ramp.max} desktops, +${c.ramp.step} each, ending after ${c.ramp.patience} failed in a row.`}
           {c.properties.sync !== undefined && ` Dataset: sync=${String(c.properties.sync)}, recordsize=${String(c.properties.recordsize ?? '?')}, compression=${String(c.properties.compression ?? '?')}.`}
         </p>
       )}
