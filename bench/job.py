@@ -10,6 +10,8 @@ with 1 MiB samples of it at 1 MiB writes); small steady-state writes are incompr
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,13 +63,21 @@ def byte_rate(iops: float, bssplit: str) -> int:
 
 def deltas(target: Target, desktops: int, replica_bytes: int, delta_bytes: int, samples: list[Path]) -> str:
     """Write every desktop's delta once, sequentially (set-up, outside the measured window)."""
+    return deltas_like(target, desktops, replica_bytes, delta_bytes, samples, delta_name)
+
+
+def deltas_like(
+    target: Target, count: int, base: int, each: int, samples: list[Path], name: Callable[[int], str]
+) -> str:
+    """``count`` files (or LUN regions from ``base``) of ``each`` bytes, written once in 1 MiB real
+    samples of the golden image."""
     # No end_fsync: fio's nfs engine has no fsync ("unhandled io 3") and fails the job.
     sections: list[tuple[str, dict[str, object]]] = [
         ("global", {**_engine(target), "rw": "write", "bs": "1m", "iodepth": 1})
     ]
-    for i in range(desktops):
-        place = _place(target, delta_name(i), replica_bytes + i * delta_bytes, delta_bytes)
-        sections.append((f"delta-{i}", {**place, "buffer_pattern": f"'{samples[i % len(samples)]}'"}))
+    for i in range(count):
+        place = _place(target, name(i), base + i * each, each)
+        sections.append((f"file-{i}", {**place, "buffer_pattern": f"'{samples[i % len(samples)]}'"}))
     return _ini(sections)
 
 
@@ -114,6 +124,62 @@ def mix(
             if phase.write_spread != "random":
                 writer["random_distribution"] = phase.write_spread
             sections.append((f"desktop-{i}-write", writer))
+    return _ini(sections)
+
+
+def sweep_points(phase: Phase) -> list[tuple[int, str, int]]:
+    """(clients, block size, queue depth) of every point of a sweep, in the order they run."""
+    return list(itertools.product(phase.clients, phase.block_sizes, phase.iodepths))
+
+
+def sweep_name(client: int) -> str:
+    return f"sweep-{client:02d}.raw"
+
+
+#: from this block size a sweep's writes carry real bytes (a 1 MiB sample of the golden image): every
+#: write repeats its job's one pattern, and below the largest recordsize (OpenZFS's default, 128K)
+#: the copies would share a record and compress as no real data does
+REAL_WRITES_FROM = 128 << 10
+
+
+def block_bytes(size: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20}
+    unit = units.get(size[-1].lower(), 1)
+    return int(size.rstrip("kKmM")) * unit
+
+
+def sweep_layout(target: Target, phase: Phase, base: int, samples: list[Path]) -> str:
+    """Each client's file written once with real bytes before any point is measured."""
+    return deltas_like(target, max(phase.clients), base, phase.file_mib << 20, samples, sweep_name)
+
+
+def sweep_point(
+    target: Target, phase: Phase, point: tuple[int, str, int], base: int, samples: list[Path], seed: int = 7
+) -> str:
+    """One point of a sweep: ``clients`` jobs, each on its own file, at the point's block size and depth."""
+    clients, size, depth = point
+    size_bytes = phase.file_mib << 20
+    common: dict[str, object] = {
+        **_engine(target),
+        "rw": phase.rw,
+        "bs": size,
+        "iodepth": depth,
+        "time_based": 1,
+        "runtime": phase.seconds,
+        "randseed": seed,
+        "norandommap": 1,
+        "group_reporting": 1,
+    }
+    if phase.rw in ("rw", "randrw"):
+        common["rwmixread"] = phase.read_pct
+    sections: list[tuple[str, dict[str, object]]] = [("global", common)]
+    for i in range(clients):
+        place = _place(target, sweep_name(i), base + i * size_bytes, size_bytes)
+        if block_bytes(size) >= REAL_WRITES_FROM:
+            place["buffer_pattern"] = f"'{samples[i % len(samples)]}'"
+        else:
+            place["refill_buffers"] = 1  # incompressible: a lower bound, as in mix()
+        sections.append((f"client-{i}", place))
     return _ini(sections)
 
 

@@ -50,7 +50,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         rows = [head]
         for stack, result in stacks.items():
             for row in result["phases"]:
-                if row["kind"] in ("drop-cache", "calibrate"):
+                if row["kind"] in ("drop-cache", "calibrate", "sweep"):
                     continue
                 if "error" in row:
                     rows.append(
@@ -84,7 +84,34 @@ def table(results: dict[str, dict[str, Any]]) -> str:
                 )
             )
         lines += density(stacks)
+        lines += sweeps(stacks)
     return "\n".join(lines)
+
+
+def sweeps(stacks: dict[str, Any]) -> list[str]:
+    """A sweep's points, one line each, the stacks side by side: IOPS, MiB/s and p95 of each."""
+    found: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for stack, result in stacks.items():
+        for row in result["phases"]:
+            if row["kind"] == "sweep" and "points" in row:
+                found.setdefault(f"{row['phase']} ({row['rw']})", {})[stack] = row["points"]
+    lines = []
+    for phase, by_stack in found.items():
+        names = [LABELS.get(s, s).split(" (")[0] for s in by_stack]
+        lines.append(f"  sweep {phase}: IOPS / MiB/s / p95 ms (worse of read and write) per stack")
+        lines.append("    " + "point".ljust(18) + "".join(n[:26].rjust(28) for n in names))
+        for i, point in enumerate(next(iter(by_stack.values()))):
+            label = f"{point['clients']}x {point['bs']} qd{point['iodepth']}"
+            cells = []
+            for points in by_stack.values():
+                p = points[i] if i < len(points) else {}
+                lat = [pick(p, f"client.{d}_lat_ms.p95") for d in ("read", "write")]
+                worst = max((v for v in lat if v is not None), default=None)
+                cells.append(
+                    f"{fmt(pick(p, 'client.iops'), '')} / {fmt(p.get('mib_s'), '')} / {fmt(worst, '')}"
+                )
+            lines.append("    " + label.ljust(18) + "".join(c.rjust(28) for c in cells))
+    return lines
 
 
 def density(stacks: dict[str, Any]) -> list[str]:
@@ -212,32 +239,66 @@ CHARTS = (
 )
 
 
+COLORS = ["#8c8c8c", "#0072a3", "#c28b00", "#6a3d9a"]
+SWEEP_CHARTS = (("IOPS", "client.iops"), ("MiB/s", "mib_s"), ("write p95 ms", "client.write_lat_ms.p95"))
+
+
 def charts(results: dict[str, dict[str, Any]], path: Path) -> Path:
-    """One row of bar charts per workload: each stack's figure for the workload's main phase."""
+    """One row of bar charts per workload (each stack's figure for the workload's main phase), and one
+    row of line charts per sweep (each stack's figures along the sweep's points)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    workloads = list(results)
-    fig, axes = plt.subplots(
-        len(workloads), len(CHARTS), figsize=(4.2 * len(CHARTS), 3.2 * len(workloads)), squeeze=False
-    )
-    for w, workload in enumerate(workloads):
+    def main_phase(result: dict[str, Any]) -> dict[str, Any] | None:
+        main = [p for p in result["phases"] if p["kind"] in ("trace", "mix")]
+        return main[-1] if main else None
+
+    bars = [w for w in results if any(main_phase(r) for r in results[w].values())]
+    lines = [
+        (w, row["phase"])
+        for w in results
+        for row in next(iter(results[w].values()))["phases"]
+        if row["kind"] == "sweep"
+    ]
+    rows = max(1, len(bars) + len(lines))
+    fig, axes = plt.subplots(rows, len(CHARTS), figsize=(4.2 * len(CHARTS), 3.2 * rows), squeeze=False)
+    for w, workload in enumerate(bars):
         stacks = results[workload]
         for c, (title, key, log) in enumerate(CHARTS):
             ax = axes[w][c]
             names, values = [], []
             for stack, result in stacks.items():
-                main = [p for p in result["phases"] if p["kind"] in ("trace", "mix")]
-                value = pick(main[-1], key) if main else None
+                main = main_phase(result)
+                value = pick(main, key) if main else None
                 names.append(LABELS.get(stack, stack).split(" (")[0])
                 values.append(float(value) if isinstance(value, int | float) else 0.0)
-            ax.bar(names, values, color=["#8c8c8c", "#0072a3", "#c28b00", "#6a3d9a"][: len(names)])
+            ax.bar(names, values, color=COLORS[: len(names)])
             if log and any(v > 0 for v in values):
                 ax.set_yscale("log")
             ax.set_title(f"{workload}: {title}", fontsize=9)
             ax.tick_params(axis="x", labelrotation=20, labelsize=8)
+    for r, (workload, phase) in enumerate(lines, start=len(bars)):
+        for c, (title, key) in enumerate(SWEEP_CHARTS):
+            ax = axes[r][c]
+            for n, (stack, result) in enumerate(results[workload].items()):
+                row: dict[str, Any] = next((p for p in result["phases"] if p["phase"] == phase), {})
+                points = row.get("points", [])
+                labels = [f"{p['clients']}x{p['bs']}/{p['iodepth']}" for p in points]
+                values = [float(pick(p, key) or 0.0) for p in points]
+                ax.plot(
+                    labels,
+                    values,
+                    marker="o",
+                    color=COLORS[n % 4],
+                    label=LABELS.get(stack, stack).split(" (")[0],
+                )
+            ax.set_title(f"{workload} {phase}: {title}", fontsize=9)
+            ax.tick_params(axis="x", labelrotation=45, labelsize=7)
+            if c == 0:
+                ax.legend(fontsize=7)
+        axes[r][len(SWEEP_CHARTS)].axis("off")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)

@@ -150,9 +150,14 @@ class Run:
         if profile.background is not None:
             background = self.start_background(profile, work)
         try:
-            if "replica" not in state and all(p.kind != "copy" for p in work.phases):
+            reads_replica = any(p.kind in ("trace", "mix") for p in work.phases)
+            if reads_replica and "replica" not in state and all(p.kind != "copy" for p in work.phases):
                 self.copy_replica(stack)
                 state["replica"] = True
+            elif isinstance(stack, ApplianceStack) and "replica" not in state:
+                # no copy waited for it: NFS servers answer JUKEBOX to writes in their grace period
+                waited = self.chain.wait_writable(stack.nfs_url(), self.workdir / "probe", timeout=300)
+                stack.setup["nfs_writable_after_seconds"] = round(waited, 1)
             for phase in work.phases:
                 try:
                     phases.append(self.phase(stack, work, phase, target, state))
@@ -177,6 +182,8 @@ class Run:
             state["replica"] = True
         elif phase.kind == "calibrate":
             return self.calibrate(stack, phase)
+        elif phase.kind == "sweep":
+            return self.sweep(stack, work, phase, target, state)
         elif phase.kind == "drop-cache":
             stack.drop_cache()
             before = stack.counters()
@@ -206,6 +213,33 @@ class Run:
         after = stack.counters()
         compression = stack.compression()
         return metrics.phase(phase, stack, before, after, fio_out, self.gold, compression=compression)
+
+    def sweep(
+        self, stack: Stack, work: Workload, phase: Phase, target: job.Target, state: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Every point of a sweep in turn, each with its own client and SAN figures. The files sit after
+        the replica's place on the LUN, so a sweep never overwrites the golden image."""
+        base = self.gold.replica_bytes
+        name = f"{stack.name}-{work.name}-{phase.name}"
+        files = (max(phase.clients), phase.file_mib)
+        if state.get("sweep_files") != files:  # the workload's earlier sweeps laid out the same files
+            self.fio(f"{name}-layout", job.sweep_layout(target, phase, base, self.gold.samples), 3600)
+            state["sweep_files"] = files
+        points = []
+        for point in job.sweep_points(phase):
+            clients, size, depth = point
+            before = stack.counters()
+            text = job.sweep_point(target, phase, point, base, self.gold.samples)
+            fio_out = self.fio(f"{name}-{clients}x{size}-qd{depth}", text, phase.seconds + 600)
+            row = metrics.phase(phase, stack, before, stack.counters(), fio_out, self.gold, compression=None)
+            seen = row["client"]
+            mib_s = (seen["read_bytes"] + seen["write_bytes"]) / (1 << 20) / row["wall_seconds"]
+            keep = ("client", "san", "san_iops", "read_offload", "write_offload", "arc_hit_pct")
+            points.append(
+                {"clients": clients, "bs": size, "iodepth": depth, "mib_s": round(mib_s, 1)}
+                | {k: row[k] for k in keep if k in row}
+            )
+        return {"phase": phase.name, "kind": "sweep", "rw": phase.rw, "points": points}
 
     def calibrate(self, stack: Stack, phase: Phase) -> dict[str, Any]:
         """The appliance's built-in ramp through its api, in arcvsa: on the pool's dataset and on the free

@@ -16,6 +16,7 @@ PROFILES = Path(__file__).resolve().parent / "profiles"
 WORKLOADS = PROFILES / "workloads"
 SANS = PROFILES / "san.yaml"
 BSSPLIT = r"^\d+[kKmM]?/\d+(:\d+[kKmM]?/\d+)*$"
+BLOCK = r"^\d+[kKmM]?$"
 
 
 class ProfileError(ValueError):
@@ -52,7 +53,7 @@ class Phase(Strict):
     """One step of a workload; ``kind`` says what the runner does (see bench/runner.py)."""
 
     name: str
-    kind: Literal["copy", "trace", "drop-cache", "mix", "calibrate"]
+    kind: Literal["copy", "trace", "drop-cache", "mix", "calibrate", "sweep"]
     why: str
     seconds: Annotated[int, Field(gt=0, le=3600)] = 60
     iops_per_desktop: Annotated[int, Field(gt=0, le=10000)] = 10
@@ -67,6 +68,13 @@ class Phase(Strict):
     ramp_start: Annotated[int, Field(gt=0)] = 4
     ramp_step: Annotated[int, Field(gt=0)] = 4
     ramp_max: Annotated[int, Field(gt=0)] = 100
+    # sweep: every clients x block size x queue depth point in turn, each for ``seconds``, each client
+    # on its own file of ``file_mib`` (rw as fio's; read_pct for the mixed ones)
+    rw: Literal["read", "write", "randread", "randwrite", "rw", "randrw"] = "randrw"
+    block_sizes: list[Annotated[str, Field(pattern=BLOCK)]] = Field(default=["4k"], min_length=1)
+    iodepths: list[Annotated[int, Field(gt=0, le=256)]] = Field(default=[1], min_length=1)
+    clients: list[Annotated[int, Field(gt=0, le=64)]] = Field(default=[1], min_length=1)
+    file_mib: Annotated[int, Field(gt=0, le=4096)] = 256
 
 
 class Smoke(Strict):

@@ -4,6 +4,7 @@
 #                                    (bare LUN, arcvsa, OpenZFS defaults, XFS+knfsd NAS VM) in one run:
 #                                    prints the table, writes bench/results/bench.json and .png
 #   make bench PROFILE=steady-state  one workload (any name in bench/profiles/workloads, or a YAML path)
+#   make bench PROFILE=vsan-scenarios  a sweep (also hcibench-sweep, ceph-clients, streaming)
 #   make bench PROFILE=smoke         the 2-minute version `make test` runs (bare LUN and arcvsa)
 #
 # Needs root (mmdebstrap makes the Debian 13 tree fio 3.39 with its nfs engine runs from) and the image.

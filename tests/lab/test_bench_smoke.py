@@ -66,13 +66,20 @@ def test_every_shipped_workload_makes_jobs_fio_accepts(tmp_path: Path) -> None:
     checked = []
     for path in sorted(WORKLOADS.glob("*.yaml")):
         work = load_workload(str(path))
-        for phase in (p for p in work.phases if p.kind == "mix"):
+        for phase in (p for p in work.phases if p.kind in ("mix", "sweep")):
             for target in targets:
-                text = job.mix(target, phase, work.desktops, 1 << 30, [sample])
-                jobfile = tmp_path / f"{work.name}-{phase.name}-{target.engine}.fio"
-                jobfile.write_text(text, encoding="utf-8")
-                argv = chain.fio_argv(["--parse-only", str(jobfile)])
-                done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-                assert done.returncode == 0, (jobfile.name, done.stderr)
-                checked.append(jobfile.name)
-    assert len(checked) >= 10, checked
+                if phase.kind == "mix":
+                    texts = {"": job.mix(target, phase, work.desktops, 1 << 30, [sample])}
+                else:  # every point of a sweep, and its layout
+                    texts = {"-layout": job.sweep_layout(target, phase, 1 << 30, [sample])}
+                    for point in job.sweep_points(phase):
+                        name = "-{}x{}-qd{}".format(*point)
+                        texts[name] = job.sweep_point(target, phase, point, 1 << 30, [sample])
+                for suffix, text in texts.items():
+                    jobfile = tmp_path / f"{work.name}-{phase.name}{suffix}-{target.engine}.fio"
+                    jobfile.write_text(text, encoding="utf-8")
+                    argv = chain.fio_argv(["--parse-only", str(jobfile)])
+                    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+                    assert done.returncode == 0, (jobfile.name, done.stderr)
+                    checked.append(jobfile.name)
+    assert len(checked) >= 150, len(checked)

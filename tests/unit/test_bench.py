@@ -138,3 +138,50 @@ def test_workload_model_is_strict() -> None:
     with pytest.raises(ValueError, match="desktops"):
         Workload.model_validate({"name": "x", "description": "x", "sources": ["x"], "san": "raid5-9",
                                  "desktops": 0, "phases": [{"name": "c", "kind": "copy", "why": "x"}]})  # fmt: skip
+
+
+def test_sweeps_run_every_point_with_each_client_on_its_own_file() -> None:
+    phase = load_workload("ceph-clients").phases[0]
+    points = job.sweep_points(phase)
+    assert len(points) == 16 and points[0] == (1, "4k", 1) and points[-1] == (4, "1m", 1)
+    nbd = job.sweep_point(NBD, phase, (2, "4k", 1), 1 << 30, SAMPLES)
+    size = phase.file_mib << 20
+    assert f"[client-1]\noffset={(1 << 30) + size}\nsize={size}\nrefill_buffers=1\n" in nbd
+    assert "rw=write" in nbd and "rwmixread" not in nbd and "bs=4k" in nbd and "[client-2]" not in nbd
+    # from 128K a write carries a real 1 MiB sample: its copies no longer share a record
+    big = job.sweep_point(NFS, phase, (3, "1m", 1), 0, SAMPLES)
+    assert "[client-2]\nfilename=sweep-02.raw\n" in big and "buffer_pattern='/golden/delta-00.bin'" in big
+    assert "refill_buffers" not in big
+    mixed = load_workload("vsan-scenarios").phases[0]
+    assert "rwmixread=70" in job.sweep_point(NFS, mixed, job.sweep_points(mixed)[0], 0, SAMPLES)
+    layout = job.sweep_layout(NFS, phase, 0, SAMPLES)
+    assert layout.count("filename=sweep-") == 4 and "bs=1m" in layout and "buffer_pattern=" in layout
+
+
+def test_every_seed_scenario_is_a_profile() -> None:
+    vsan = load_workload("vsan-scenarios")
+    assert [p.name for p in vsan.phases] == ["BST", "ST", "RT", "WT", "HT", "SHT", "SRT", "SWT"]
+    assert {p.kind for p in vsan.phases} == {"sweep"}
+    hci = load_workload("hcibench-sweep")
+    assert all(len(job.sweep_points(p)) == 9 for p in hci.phases)  # block size x outstanding I/O
+    assert load_workload("ceph-clients").phases[0].clients == [1, 2, 3, 4]
+    assert {p.rw for p in load_workload("streaming").phases} == {"read", "write"}
+    with pytest.raises(ValueError, match="block_sizes"):
+        Workload.model_validate({"name": "x", "description": "x", "sources": ["x"], "san": "raid5-9",
+                                 "desktops": 1, "phases": [{"name": "s", "kind": "sweep", "why": "x",
+                                                            "block_sizes": ["4k;rm"]}]})  # fmt: skip
+
+
+def test_sweep_points_are_reported_side_by_side() -> None:
+    def point(iops: float, p95: float) -> dict[str, object]:
+        return {"clients": 1, "bs": "4k", "iodepth": 4, "mib_s": 1.5,
+                "client": {"iops": iops, "read_lat_ms": {"p95": p95}, "write_lat_ms": {}}}  # fmt: skip
+
+    row = {"phase": "RT", "kind": "sweep", "rw": "randread"}
+    stacks = {
+        "bare-lun": {"phases": [{**row, "points": [point(400.0, 30.0)]}]},
+        "arcvsa": {"phases": [{**row, "points": [point(2000.0, 2.5)]}]},
+    }
+    lines = report.sweeps(stacks)
+    assert lines[0].startswith("  sweep RT (randread)")
+    assert "1x 4k qd4" in lines[2] and "400.0 / 1.5 / 30.0" in lines[2] and "2,000 / 1.5 / 2.5" in lines[2]
