@@ -33,6 +33,13 @@ def main() -> None:
     parser.add_argument("--png", type=Path, help="charts (default: beside the JSON)")
     parser.add_argument("--memory-mib", type=int, default=4096, help="each appliance VM's memory")
     parser.add_argument("--lun-gib", type=float, default=4.0)
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PROPERTY=VALUE",
+        help="a ZFS property of arcvsa's dataset over its profile's (repeatable), to compare one setting",
+    )
     args = parser.parse_args()
 
     try:
@@ -44,6 +51,9 @@ def main() -> None:
         if unknown:
             raise ProfileError(f"unknown stacks {sorted(unknown)} (known: {', '.join(STACKS)})")
         sans = {w.san: load_san(w.san) for w in workloads}
+        if any("=" not in item for item in args.set):
+            raise ProfileError("--set takes PROPERTY=VALUE, e.g. --set recordsize=8K")
+        properties = dict(item.split("=", 1) for item in args.set)
     except ProfileError as exc:
         raise SystemExit(f"bench: {exc}") from None
 
@@ -57,7 +67,7 @@ def main() -> None:
         replica_mib = min((w.replica_mib for w in workloads if w.replica_mib), default=None)
         gold = runner.prepare_golden(image, str(manifest["image_key"]), replica_mib)
         san = runner.start_san(workdir / "san", int(args.lun_gib * 2**30), next(iter(sans.values())))
-        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib)
+        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib, properties)
         try:
             for name in stacks:
                 run.stack(name, workloads)

@@ -102,10 +102,19 @@ class Run:
     """One benchmark run: the SAN, the golden data, the stacks in turn, the results."""
 
     def __init__(
-        self, chain: Toolchain, gold: Golden, san: San, workdir: Path, image: Path, key: Path, memory_mib: int
+        self,
+        chain: Toolchain,
+        gold: Golden,
+        san: San,
+        workdir: Path,
+        image: Path,
+        key: Path,
+        memory_mib: int,
+        properties: dict[str, str] | None = None,
     ) -> None:
         self.chain, self.gold, self.san, self.workdir = chain, gold, san, workdir
         self.image, self.key, self.memory_mib = image, key, memory_mib
+        self.properties = properties or {}
         self.results: dict[str, dict[str, Any]] = {}
 
     # --- helpers -----------------------------------------------------------------------------------
@@ -331,7 +340,9 @@ class Run:
         return proc
 
     def stack(self, name: str, workloads: list[Workload]) -> None:
-        stack = make_stack(name, self.san, self.image, self.key, self.workdir / "vms", self.memory_mib)
+        stack = make_stack(
+            name, self.san, self.image, self.key, self.workdir / "vms", self.memory_mib, self.properties
+        )
         started = time.monotonic()
         try:
             stack.start()

@@ -232,6 +232,11 @@ class Arcvsa(ApplianceStack):
     # Read once, cached compressed, the replica gains more from the ratio than it pays in CPU.
     compression_codec = "zstd-1"
 
+    def __init__(self, *args: Any, properties: dict[str, str] | None = None) -> None:
+        super().__init__(*args)
+        # dataset properties over the profile's, to compare one setting (``--set recordsize=8K``)
+        self.properties = {"compression": self.compression_codec, **(properties or {})}
+
     def prepare(self) -> None:
         # force: the LUN still holds the stack before's data (the admin knowingly reuses it).
         spec = {
@@ -246,7 +251,7 @@ class Arcvsa(ApplianceStack):
         body = {
             "name": DATASET,
             "profile": self.profile,
-            "properties": {"compression": self.compression_codec},
+            "properties": self.properties,
         }
         dataset = self.call("POST", "/api/storage/datasets", body)
         sizing = {
@@ -323,8 +328,16 @@ class NasXfs(ApplianceStack):
         return ""
 
 
-def make_stack(name: str, san: San, image: Path, key: Path, directory: Path, memory_mib: int) -> Stack:
-    """The stack called ``name`` (one of STACKS)."""
+def make_stack(
+    name: str,
+    san: San,
+    image: Path,
+    key: Path,
+    directory: Path,
+    memory_mib: int,
+    properties: dict[str, str] | None = None,
+) -> Stack:
+    """The stack called ``name`` (one of STACKS); ``properties`` go to arcvsa's dataset."""
     kinds: dict[str, type[ApplianceStack]] = {
         "arcvsa": Arcvsa,
         "zfs-defaults": ZfsDefaults,
@@ -334,4 +347,6 @@ def make_stack(name: str, san: San, image: Path, key: Path, directory: Path, mem
         return Stack(san)
     if name not in kinds:
         raise StackError(f"no stack {name!r} (known: {', '.join(STACKS)})")
+    if name == "arcvsa":
+        return Arcvsa(san, image, key, directory / name, memory_mib, properties=properties)
     return kinds[name](san, image, key, directory / name, memory_mib)
