@@ -222,7 +222,9 @@ def targets_table(checked: list[dict[str, Any]]) -> str:
     lines = ["\n== targets (issue 7) =="]
     for row in checked:
         state = {True: "met", False: "MISSED", None: "not run"}[row["met"]]
-        lines.append(f"  {row['target']:<45} {fmt(row['measured'], ''):>10}  {row['goal']:<8} {state}")
+        value = row["measured"]
+        shown = f"{value:.3g}" if isinstance(value, float) and abs(value) < 10 else fmt(value, "")
+        lines.append(f"  {row['target']:<45} {shown:>10}  {row['goal']:<8} {state}")
     return "\n".join(lines)
 
 

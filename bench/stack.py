@@ -304,12 +304,27 @@ class NasXfs(ApplianceStack):
         self.write("/etc/fstab", fstab + f"{LUN_PATH} {NAS_DIR} xfs defaults 0 0\n")
         self.ssh(["mount", NAS_DIR])
         options = "rw,sync,insecure,no_root_squash,no_subtree_check"
+        self.ssh(["mkdir", "-p", "/etc/exports.d", "/etc/nfs.conf.d"])  # the image ships neither
         self.write("/etc/exports.d/nas.exports", f"{NAS_DIR} {HOST}({options})\n")
         self.write("/etc/nfs.conf.d/nas.conf", "[nfsd]\nvers3=y\n[mountd]\nport=20048\n")
+        # enabled, as an admin would, so that it serves again after the boot storm's restart
+        self.ssh(["systemctl", "enable", "nfs-server"])
         self.ssh(["systemctl", "restart", "nfs-server"])
         self.ssh(["exportfs", "-ra"])
         self.setup["filesystem"] = "xfs"
         self.setup["export_options"] = options
+
+    def after_reboot(self, timeout: float = 300) -> None:
+        """The api answers before knfsd does: wait for the export and both ports (nfsd, mountd)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            listening = self.ssh(["ss", "-Hltn"], timeout=30)
+            exported = self.ssh(["exportfs"], timeout=30)
+            if ":2049 " in listening and ":20048 " in listening and NAS_DIR in exported:
+                return
+            if time.monotonic() > deadline:
+                raise StackError(f"{self.name}: the NFS export did not come back within {timeout:.0f} s")
+            time.sleep(2)
 
     def write(self, path: str, text: str) -> None:
         assert self.vm is not None

@@ -130,6 +130,15 @@ class Toolchain:
             result: dict[str, Any] = json.loads(done.stdout[start:])
         except json.JSONDecodeError as exc:
             raise FioError(f"fio {jobfile} printed bad JSON: {exc}", done.stderr) from None
+        # fio can exit 0 when a job could not even start (the nfs engine's failed mount): no row
+        # may hold zeros that look like a measurement
+        failed = [j.get("jobname", "?") for j in result.get("jobs", []) if j.get("error")]
+        moved = sum(
+            int(j.get(d, {}).get("total_ios", 0)) for j in result.get("jobs", []) for d in ("read", "write")
+        )
+        if failed or not moved:
+            why = f"jobs {', '.join(failed)} failed" if failed else "no I/O was done"
+            raise FioError(f"fio {jobfile}: {why}", done.stderr[-2000:])
         return result
 
     def nfs_cp(self, src: Path, url: str, *, timeout: float = 600.0) -> None:
