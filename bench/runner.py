@@ -129,11 +129,15 @@ class Run:
         path.write_text(text, encoding="utf-8")
         return self.chain.run_fio(path, timeout=timeout)
 
+    def wait_writable(self, stack: ApplianceStack) -> None:
+        """Until the export takes writes: NFS servers answer JUKEBOX during their grace period."""
+        waited = self.chain.wait_writable(stack.nfs_url(), self.workdir / "probe", timeout=300)
+        stack.setup["nfs_writable_after_seconds"] = round(waited, 1)
+
     def copy_replica(self, stack: Stack) -> None:
         """The replica written once: libnfs's nfs-cp over NFS, qemu-img onto the bare LUN."""
         if isinstance(stack, ApplianceStack):
-            waited = self.chain.wait_writable(stack.nfs_url(), self.workdir / "probe", timeout=300)
-            stack.setup["nfs_writable_after_seconds"] = round(waited, 1)
+            self.wait_writable(stack)
             self.chain.nfs_cp(self.gold.replica, stack.nfs_url(job.REPLICA), timeout=3600)
         else:
             argv = [
@@ -164,9 +168,7 @@ class Run:
                 self.copy_replica(stack)
                 state["replica"] = True
             elif isinstance(stack, ApplianceStack) and "replica" not in state:
-                # no copy waited for it: NFS servers answer JUKEBOX to writes in their grace period
-                waited = self.chain.wait_writable(stack.nfs_url(), self.workdir / "probe", timeout=300)
-                stack.setup["nfs_writable_after_seconds"] = round(waited, 1)
+                self.wait_writable(stack)  # no copy waited for it
             for phase in work.phases:
                 try:
                     phases.append(self.phase(stack, work, phase, target, state))
