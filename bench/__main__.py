@@ -34,6 +34,9 @@ def main() -> None:
     parser.add_argument("--memory-mib", type=int, default=4096, help="each appliance VM's memory")
     parser.add_argument("--lun-gib", type=float, default=4.0)
     parser.add_argument(
+        "--keep-luns", action="store_true", help="keep the LUN files for the next run (3 x --lun-gib on disk)"
+    )
+    parser.add_argument(
         "--set",
         action="append",
         default=[],
@@ -73,6 +76,9 @@ def main() -> None:
                 run.stack(name, workloads)
         finally:
             runner.stop_quietly(san)
+            if not args.keep_luns:
+                for lun in san.luns:
+                    lun.path.unlink(missing_ok=True)
     except runner.FAULTS as exc:
         detail = getattr(exc, "stderr", "")
         print(f"bench failed: {exc}\n{detail[-3000:] if detail else ''}", file=sys.stderr)

@@ -26,8 +26,11 @@ def ratio(num: float, den: float) -> float | None:
 
 def offload(client_bytes: int, san_bytes: int) -> float | None:
     """client / SAN bytes. When the SAN saw nothing, the ratio is at least client / one 4 KiB block:
-    that floor is reported (the table marks it >=), never an infinite or made-up figure."""
-    if client_bytes and not san_bytes:
+    that floor is reported (the table marks it >=), never an infinite or made-up figure. A client that
+    moved nothing has nothing offloaded: no ratio (the SAN's own metadata I/O is not a 0x offload)."""
+    if not client_bytes:
+        return None
+    if not san_bytes:
         return round(client_bytes / 4096, 1)
     return ratio(client_bytes, san_bytes)
 

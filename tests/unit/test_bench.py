@@ -122,6 +122,13 @@ def test_phase_figures_from_counters() -> None:
     assert bare["read_offload"] == bare["write_offload"] == 1.0  # no cache between fio and the LUN
 
 
+def test_offload_is_unknown_when_the_client_moved_nothing_and_a_floor_when_the_san_did() -> None:
+    assert metrics.offload(0, 4096) is None  # the NAS copy: no client reads, XFS metadata at the SAN
+    assert metrics.offload(0, 0) is None
+    assert metrics.offload(1 << 20, 0) == 256.0  # at least client bytes / one 4 KiB block
+    assert metrics.offload(1 << 20, 1 << 18) == 4.0
+
+
 def test_targets_report_missed_met_and_not_run() -> None:
     row = {"phase": "work", "kind": "mix", "write_offload": 2.0, "write_aggregation": 20.0,
            "client": {"write_lat_ms": {"p95": 10.0}}}  # fmt: skip
