@@ -15,18 +15,37 @@ class SecretBox:
     @staticmethod
     def _load_or_create(path: Path) -> bytes:
         try:
-            return path.read_bytes().strip()
+            key = path.read_bytes().strip()
+            if key:
+                return key
+            # Empty: created by an older build that did not fsync, then a power cut (reliability run,
+            # issue 8). Nothing can have been sealed with a key that never reached the disk: make one.
+            path.unlink(missing_ok=True)
         except FileNotFoundError:
             pass
         path.parent.mkdir(parents=True, exist_ok=True)
         key = Fernet.generate_key()
-        # O_EXCL: two processes starting at once must not each write their own key.
+        # Written whole and fsynced under a temporary name, then linked into place: a power cut leaves
+        # no key file or the complete one (never an empty file the api cannot start with), and link()
+        # fails like O_EXCL when another process starting at once put its key there first.
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            return path.read_bytes().strip()
-        with os.fdopen(fd, "wb") as f:
-            f.write(key)
+            with os.fdopen(fd, "wb") as f:
+                f.write(key)
+                f.flush()
+                os.fsync(f.fileno())
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                return path.read_bytes().strip()
+        finally:
+            tmp.unlink(missing_ok=True)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
         return key
 
     def seal(self, plain: str) -> bytes:

@@ -19,14 +19,29 @@ def paths(data_dir: Path) -> tuple[Path, Path]:
 def ensure_certificate(data_dir: Path) -> tuple[Path, Path]:
     """(cert, key) paths in data_dir (where first boot writes them), made self-signed if absent."""
     cert, key = paths(data_dir)
-    if cert.exists() and key.exists():
+    # An empty file is what a power cut right after an unsynced write leaves (reliability run, issue 8).
+    if cert.exists() and key.exists() and cert.stat().st_size and key.stat().st_size:
         return cert, key
     data_dir.mkdir(parents=True, exist_ok=True)
     cert_pem, key_pem = self_signed(
         socket.gethostname(), ipaddress.IPv4Address("127.0.0.1"), dt.datetime.now(dt.UTC)
     )
-    fd = os.open(key, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key_pem)
-    cert.write_bytes(cert_pem)
+    _write_durably(key, key_pem, 0o600)
+    _write_durably(cert, cert_pem, 0o644)
     return cert, key
+
+
+def _write_durably(path: Path, data: bytes, mode: int) -> None:
+    """Temporary file, fsync, rename over ``path``, fsync the folder: a power cut leaves old or new."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)

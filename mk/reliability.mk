@@ -1,0 +1,43 @@
+# Reliability (issue 8): power cuts and NFS server restarts on the lab appliance. Included by the
+# Makefile (-include mk/*.mk).
+#
+#   make reliability        RELIABILITY_CYCLES power-cut cycles (each checks a pool with a SLOG and one
+#                           without, FILE_SYNC and UNSTABLE+COMMIT writers on each), then a ganesha and a
+#                           knfsd restart under load; prints the table, writes var/reliability/reliability.json
+#   make reliability-smoke  the short version for `make test` (about 5 min): 1 power-cut cycle (killed
+#                           right after a txg sync started) and one ganesha restart
+#   RELIABILITY_SEED=N      replay a run's kill moments (the seed is printed)
+#   .venv/bin/python -m reliability --report A.json B.json   one table over several runs' JSON
+#
+# Boots the lab VM: run it under the lab lock (flock /tmp/arcvsa-lab.lock make reliability).
+
+# The writer (tools/nfswriter) is C against libnfs's RPC layer; sha256 from libcrypto.
+RELIABILITY_APT_PACKAGES := gcc libnfs-dev libssl-dev libnfs-utils
+APT_PACKAGES += $(RELIABILITY_APT_PACKAGES)
+
+RELIABILITY_PYTHON ?= .venv/bin/python
+RELIABILITY_CYCLES ?= 20
+RELIABILITY_SEED ?=
+RELIABILITY_ARGS = $(if $(RELIABILITY_SEED),--seed $(RELIABILITY_SEED))
+NFSWRITER := build/nfswriter/nfswriter
+
+.PHONY: reliability reliability-smoke nfswriter
+
+nfswriter: $(NFSWRITER)
+
+$(NFSWRITER): tools/nfswriter/nfswriter.c
+	@mkdir -p $(dir $@)
+	gcc -O2 -Wall -Wextra -Werror -std=gnu11 -o $@ $< -lnfs -lcrypto
+
+# LUN faults first (tests/lab/faults: mirror degrade and resilver, stripe suspend and resume; their
+# figures go into the table), then the power cuts and restarts.
+reliability: image $(NFSWRITER)
+	ARCVSA_LAB_REQUIRED=1 $(RELIABILITY_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/faults
+	$(RELIABILITY_PYTHON) -m reliability --cycles $(RELIABILITY_CYCLES) --restarts ganesha,knfsd \
+		--lun-faults var/reliability/lun-faults.json --json var/reliability/reliability.json $(RELIABILITY_ARGS)
+
+# The verification rule and the api's files after a power cut are unit tests (tests/unit); this is the
+# lab run.
+reliability-smoke: image $(NFSWRITER)
+	$(RELIABILITY_PYTHON) -m reliability --cycles 1 --restarts ganesha \
+		--json var/reliability/smoke.json $(RELIABILITY_ARGS)
