@@ -161,6 +161,48 @@ class San:
         with self.qmp() as qmp:
             return qmp.execute("query-block-exports")
 
+    # --- faults (issue 8): a LUN whose I/O fails, as a LUN with media or path errors does ----------
+    def fail(self, lun: str, iotypes: tuple[str, ...] = ("read", "write"), errno: int = 5) -> None:
+        """Every read and/or write of ``lun`` fails with ``errno`` (EIO) from now on, until :meth:`heal`.
+
+        raw -> blkdebug is slid under the LUN's throttle node (blockdev-reopen of its file child): raw
+        fires blkdebug's read_aio/write_aio events, whose inject-error rules fail the request. The
+        export and the appliance's NBD connection stay up, so its disk stays present and answers EIO.
+        (Removing the export instead left requests in flight in qemu's NBD client for good.)"""
+        events = {"read": "read_aio", "write": "write_aio"}
+        unknown = set(iotypes) - set(events)
+        if unknown or not iotypes:
+            raise ValueError(f"iotypes must be of {sorted(events)}, got {iotypes}")
+        rules = [{"event": events[kind], "iotype": kind, "errno": errno, "once": False} for kind in iotypes]
+        with self.qmp() as qmp:
+            qmp.execute(
+                "blockdev-add",
+                {
+                    "driver": "raw",
+                    "node-name": f"{lun}-fault",
+                    "file": {
+                        "driver": "blkdebug",
+                        "node-name": f"{lun}-blkdebug",
+                        "image": f"{lun}-raw",
+                        "inject-error": rules,
+                    },
+                },
+            )
+            self._reopen(qmp, lun, f"{lun}-fault")
+
+    def heal(self, lun: str) -> None:
+        """Undo :meth:`fail`: the LUN's throttle node on its data again, the fault nodes removed."""
+        with self.qmp() as qmp:
+            nodes = {n.get("node-name") for n in qmp.execute("query-named-block-nodes", {"flat": True})}
+            if f"{lun}-fault" in nodes:
+                self._reopen(qmp, lun, f"{lun}-raw")
+                qmp.execute("blockdev-del", {"node-name": f"{lun}-fault"})
+
+    @staticmethod
+    def _reopen(qmp: Qmp, lun: str, child: str) -> None:
+        options = {"driver": "throttle", "node-name": lun, "throttle-group": "array", "file": child}
+        qmp.execute("blockdev-reopen", {"options": [options]})
+
     def stop(self) -> None:
         """Stop the daemon (detach the appliance first: it is the NBD client)."""
         if self.daemon is not None:

@@ -83,6 +83,12 @@ def replace_device(name: str, body: PoolReplace, gw: Gw) -> PoolHealth:
     return pools.replace(gw, names.pool(name), body.old, body.new, force=body.force)
 
 
+@router.post("/pools/{name}/clear", responses=REFUSED)
+def clear_pool(name: str, gw: Gw) -> PoolHealth:
+    """Clear error counts; resumes a suspended pool once its failed LUN is back (502 while it is not)."""
+    return pools.clear(gw, names.pool(name))
+
+
 @router.post("/pools/{name}/scrub", status_code=status.HTTP_202_ACCEPTED, responses=REFUSED)
 def scrub_pool(name: str, gw: Gw) -> PoolHealth:
     """Start a scrub; it runs in the background and its progress is in the pool's scan."""

@@ -129,6 +129,15 @@ def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) 
     return status(gw, pool)
 
 
+def clear(gw: Gateway, pool: str) -> PoolHealth:
+    """Clear the pool's error counts and resume a suspended pool once its LUNs answer again.
+
+    ``zpool clear`` of a suspended pool retries the stalled I/O: while a LUN is still failing it exits
+    non-zero and the pool stays suspended (a CommandFailed naming zpool's message)."""
+    gw.run(["zpool", "clear", names.pool(pool)], rules=RULES, timeout=TIMEOUT)
+    return status(gw, pool)
+
+
 def scrub(gw: Gateway, pool: str) -> None:
     """Start a scrub (returns at once; progress is in status)."""
     gw.run(["zpool", "scrub", names.pool(pool)], rules=RULES)

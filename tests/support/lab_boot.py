@@ -40,10 +40,10 @@ def boot(
 
 
 @contextmanager
-def running_san(directory: Path, lun_size: int) -> Iterator[San]:
-    """Two LUNs of lun_size (filled with data, throttled, one QSD) for one test module; stopped and
+def running_san(directory: Path, lun_size: int, count: int = 2) -> Iterator[San]:
+    """``count`` LUNs of lun_size (filled with data, throttled, one QSD) for one test module; stopped and
     their files removed afterwards (pytest keeps three runs' folders: GBs of LUNs on a small disk)."""
-    san = San(directory, make_luns(directory / "luns", 2, lun_size), tied=True)
+    san = San(directory, make_luns(directory / "luns", count, lun_size), tied=True)
     try:
         yield san.start()
     finally:

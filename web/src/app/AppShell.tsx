@@ -1,4 +1,5 @@
 import { Outlet } from 'react-router';
+import { AlertBanner } from './AlertBanner';
 import { AppHeader } from './AppHeader';
 import { SideNav } from './SideNav';
 
@@ -7,6 +8,7 @@ export function AppShell() {
   return (
     <div className="app-shell">
       <AppHeader />
+      <AlertBanner />
       <div className="app-body">
         <SideNav />
         <main className="app-content" id="main">

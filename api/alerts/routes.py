@@ -1,0 +1,18 @@
+"""/api/alerts: what needs attention now (see api.alerts.service)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from api.alerts import service
+from api.alerts.schemas import Alert
+from api.storage.deps import Gw
+from api.storage.routes import REFUSED
+
+router = APIRouter(prefix="/api/alerts", tags=["alerts"])
+
+
+@router.get("", responses=REFUSED)
+def list_alerts(gw: Gw) -> list[Alert]:
+    """Every alert now, critical first; empty when all is well."""
+    return service.current(gw)

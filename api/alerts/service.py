@@ -1,0 +1,109 @@
+"""Alerts from the pools' health: a suspended or degraded pool, a LUN with errors, a lost SLOG or L2ARC.
+
+Derived on every read, so an alert clears itself when its cause goes (a LUN replaced, a pool cleared).
+"""
+
+from __future__ import annotations
+
+from api.alerts.schemas import Alert
+from appliance.control import pools
+from appliance.control.errors import NotFound, SystemFault
+from appliance.control.gateway import Gateway
+from appliance.control.pools import PoolHealth, VdevHealth
+
+# OpenZFS prints SUSPENDED for a pool whose I/O failed under failmode=wait (the default).
+SUSPENDED = "SUSPENDED"
+BAD_POOL_STATES = {"DEGRADED", "FAULTED", "UNAVAIL", "REMOVED", "OFFLINE"}
+ROLE_NAMES = {"log": "SLOG", "cache": "L2ARC", "spare": "spare", "data": "LUN"}
+
+
+def current(gw: Gateway) -> list[Alert]:
+    """Every alert now, critical first."""
+    found: list[Alert] = []
+    for name in pools.list_names(gw):
+        try:
+            found += pool_alerts(pools.status(gw, name))
+        except NotFound:
+            continue  # exported or destroyed since the listing: nothing left to alert on
+        except SystemFault as exc:
+            found.append(
+                Alert(
+                    key=f"pool/{name}/status",
+                    severity="critical",
+                    subject=f"pool {name}",
+                    message=f"the pool's status could not be read: {exc}",
+                )
+            )
+    return sorted(found, key=lambda a: a.severity != "critical")  # stable: each pool's own order kept
+
+
+def pool_alerts(health: PoolHealth) -> list[Alert]:
+    """The alerts one pool's health raises."""
+    pool = health.name
+    out: list[Alert] = []
+    if health.state == SUSPENDED:
+        out.append(
+            Alert(
+                key=f"pool/{pool}/suspended",
+                severity="critical",
+                subject=f"pool {pool}",
+                message=(
+                    "I/O is suspended: a LUN stopped answering and the pool has no redundancy for it. "
+                    "Nothing acknowledged is lost; bring the LUN back, then clear the pool to resume."
+                ),
+            )
+        )
+    elif health.state in BAD_POOL_STATES:
+        out.append(
+            Alert(
+                key=f"pool/{pool}/{health.state.lower()}",
+                severity="critical" if health.state != "DEGRADED" else "warning",
+                subject=f"pool {pool}",
+                message=f"the pool is {health.state}: replace the failed device (its resilver restores redundancy)",
+            )
+        )
+    if health.error_count and health.state != SUSPENDED:  # a suspended pool's stalled I/O counts too
+        out.append(
+            Alert(
+                key=f"pool/{pool}/data-errors",
+                severity="critical",
+                subject=f"pool {pool}",
+                message=(
+                    f"{health.error_count} data errors logged (zpool status -v names the files): scrub the "
+                    "pool; errors from a LUN outage that healed clear once scrubs find nothing"
+                ),
+            )
+        )
+    out += [alert for vdev in health.vdevs if (alert := vdev_alert(pool, vdev)) is not None]
+    return out
+
+
+def vdev_alert(pool: str, vdev: VdevHealth) -> Alert | None:
+    """A leaf device that is not ONLINE, or that counted errors."""
+    if vdev.path is None:  # groups (mirror-0 ...) show through their leaves and the pool state
+        return None
+    kind = ROLE_NAMES.get(vdev.role, vdev.role)
+    subject = f"pool {pool}: {kind} {vdev.name}"
+    if vdev.state != "ONLINE":
+        lost = vdev.role in ("log", "cache")
+        return Alert(
+            key=f"pool/{pool}/device/{vdev.name}/{vdev.state.lower()}",
+            severity="warning" if lost or vdev.state == "OFFLINE" else "critical",
+            subject=subject,
+            message=(
+                f"the {kind} is {vdev.state}"
+                + (" (the pool runs on without it, slower)" if lost else ": replace it")
+            ),
+        )
+    errors = vdev.read_errors + vdev.write_errors + vdev.checksum_errors
+    if errors:
+        return Alert(
+            key=f"pool/{pool}/device/{vdev.name}/errors",
+            severity="warning",
+            subject=subject,
+            message=(
+                f"{vdev.read_errors} read, {vdev.write_errors} write and {vdev.checksum_errors} checksum "
+                "errors: check the LUN's path and array; clear the pool once it is sound"
+            ),
+        )
+    return None
