@@ -101,7 +101,9 @@ test: setup
 	$(MAKE) --no-print-directory openapi-check
 	$(MAKE) --no-print-directory web
 	$(PY) -m pytest tests/unit tests/integration tests/e2e
+	$(MAKE) --no-print-directory security-smoke
 	$(MAKE) --no-print-directory lab-smoke
+	$(MAKE) --no-print-directory reliability-smoke
 	$(MAKE) --no-print-directory bench-smoke
 	$(MAKE) --no-print-directory ova-test
 

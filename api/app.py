@@ -10,6 +10,7 @@ from fastapi.responses import FileResponse
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 
 from api import db, errors, health, web_assets
+from api.alerts import routes as alert_routes
 from api.appliance import routes as appliance_routes
 from api.appliance import service as appliance_service
 from api.auth import routes as auth_routes
@@ -20,7 +21,7 @@ from api.calibration import service as calibration_service
 from api.certificate import routes as certificate_routes
 from api.deployments import routes as deployment_routes
 from api.deployments import service as deployment_service
-from api.deps import require_principal
+from api.deps import integers_in_range, require_principal
 from api.exports import routes as export_routes
 from api.exports import service as export_service
 from api.fleet import routes as fleet_routes
@@ -95,11 +96,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(auth_routes.public)
     # Everything else sits behind the login check, declared once here.
-    guarded = [Depends(require_principal)]
+    guarded = [Depends(require_principal), Depends(integers_in_range)]
     app.include_router(auth_routes.router, dependencies=guarded)
     app.include_router(vcenter_routes.router, dependencies=guarded)
     app.include_router(appliance_routes.router, dependencies=guarded)
     app.include_router(storage_routes.router, dependencies=guarded)
+    app.include_router(alert_routes.router, dependencies=guarded)
     app.include_router(metric_routes.router, dependencies=guarded)
     app.include_router(export_routes.router, dependencies=guarded)
     app.include_router(iscsi_routes.router, dependencies=guarded)

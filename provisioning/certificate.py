@@ -139,6 +139,8 @@ def translate_transport_error(exc: BaseException, where: str) -> VCenterError | 
         )
     if isinstance(exc, ssl.SSLCertVerificationError):
         return None
+    if isinstance(exc, UnicodeError):  # the resolver's IDNA encoding refused the name ('d:6:8..e')
+        return Unreachable(f"{where} is not a valid host name or address")
     if isinstance(exc, TimeoutError):
         return VCenterTimeout(f"{where} did not answer in time")
     if isinstance(exc, socket.gaierror):

@@ -25,7 +25,8 @@ class DatasetCreate(BaseModel):
 
 def _volblocksize(value: str) -> str:
     try:
-        size = parse_size(value)
+        # parse_size forgives blanks around the size ('16K\t'); the value itself goes on zfs's argv
+        size = parse_size(value) if value == value.strip() else 0
     except ValueError:
         size = 0
     if size < 4096 or size > 128 << 10 or size & (size - 1):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from fastapi import APIRouter, Request, Response, status
 
 from api.auth.tables import User
@@ -20,7 +22,9 @@ REFUSED: dict[int | str, dict[str, object]] = {
 
 
 def _view(user: User, me: CurrentUser) -> UserView:
-    return UserView(id=user.id, username=user.username, created_at=user.created_at, you=user.id == me.user_id)
+    # SQLite hands back naive datetimes; every one stored is UTC, and the schema promises an offset.
+    created = user.created_at if user.created_at.tzinfo else user.created_at.replace(tzinfo=UTC)
+    return UserView(id=user.id, username=user.username, created_at=created, you=user.id == me.user_id)
 
 
 @router.get("")

@@ -8,25 +8,14 @@ from __future__ import annotations
 import re
 
 from fastapi.testclient import TestClient
+from support.routes import OPEN, api_routes
 
 from api.errors import ERROR_TABLE
 from appliance.control.errors import SystemFault
 
-OPEN = {("GET", "/api/health"), ("POST", "/api/auth/login"), ("POST", "/api/auth/token")}
-
 
 def _api_routes(client: TestClient) -> list[tuple[str, str]]:
-    """(method, path) of every api route the app would dispatch, included routers unrolled."""
-    out: list[tuple[str, str]] = []
-    for route in client.app.routes:  # type: ignore[attr-defined]
-        # FastAPI ≥ 0.16x keeps included routers as one entry each; unroll them to their routes.
-        contexts = route.effective_route_contexts() if hasattr(route, "effective_route_contexts") else [route]
-        for ctx in contexts:
-            path = re.sub(r"\{(\w+):\w+\}", r"{\1}", getattr(ctx, "path", ""))  # '{name:path}' as documented
-            methods = getattr(getattr(ctx, "original_route", ctx), "methods", None) or set()
-            if path.startswith("/api/"):
-                out.extend((m, path) for m in sorted(methods) if m != "HEAD")
-    return out
+    return api_routes(client.app)  # type: ignore[arg-type]
 
 
 def test_route_walk_sees_every_documented_operation(anon: TestClient) -> None:

@@ -32,13 +32,21 @@ class SizingInput(BaseModel):
 
     pool_type: PoolType = Field(description="desktop pool type (selects the profile)")
     desktops: int = Field(ge=1, le=100_000, description="number of desktops on this appliance")
-    desktop_gib: float = Field(gt=0, description="per desktop: its own bytes (delta disk or full clone), GiB")
-    golden_gib: float = Field(gt=0, description="golden image size, GiB")
-    ram_gib: float = Field(ge=2, description="appliance memory, GiB")
-    l2arc_ssd_gib: float = Field(0, ge=0, description="SSD space for the read cache, GiB (0: none)")
-    slog_ssd_gib: float = Field(0, ge=0, description="SSD space for the write log, GiB (0: none)")
-    write_mib_s: float = Field(20, ge=0, description="expected peak sync write rate from the hosts, MiB/s")
-    compression_ratio: float = Field(1.7, ge=1, description="expected compression (whitepaper: 1.7-1.86x)")
+    desktop_gib: float = Field(
+        gt=0, le=65536, description="per desktop: its own bytes (delta disk or full clone), GiB"
+    )
+    golden_gib: float = Field(gt=0, le=65536, description="golden image size, GiB")
+    ram_gib: float = Field(ge=2, le=65536, description="appliance memory, GiB")
+    l2arc_ssd_gib: float = Field(
+        0, ge=0, le=1 << 20, description="SSD space for the read cache, GiB (0: none)"
+    )
+    slog_ssd_gib: float = Field(0, ge=0, le=1 << 20, description="SSD space for the write log, GiB (0: none)")
+    write_mib_s: float = Field(
+        20, ge=0, le=1 << 20, description="expected peak sync write rate from the hosts, MiB/s"
+    )
+    compression_ratio: float = Field(
+        1.7, ge=1, le=100, description="expected compression (whitepaper: 1.7-1.86x)"
+    )
 
 
 class Recommendation(BaseModel):

@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 from fixtures.appliance.remote import SshRunner, nfs_cp, wait_writable
+from support.host import host_tool
 from support.lab_boot import BootedAppliance, running_san
 
 from appliance.control.errors import ControlError
@@ -229,20 +230,6 @@ def nfs_url(vm: ApplianceVm, path: str, version: int = 3) -> str:
     if version == 4:
         return f"nfs://127.0.0.1{path}?version=4&nfsport={ports['nfs']}"
     return f"nfs://127.0.0.1{path}?nfsport={ports['nfs']}&mountport={ports['mountd']}"
-
-
-def host_tool(argv: list[str], *, env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str]:
-    """(exit code, stdout + stderr) of a host tool; argv only, a failure is an answer here."""
-    proc = subprocess.run(
-        argv,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    return proc.returncode, proc.stdout + proc.stderr
 
 
 def lun_read_bytes(vm: ApplianceVm) -> int:

@@ -1,0 +1,45 @@
+# Security (issue 8). Included by the Makefile (-include mk/*.mk).
+#
+#   flock /tmp/arcvsa-lab.lock make security
+#        schemathesis on every api operation (logged in, on the recorded appliance answers), every route
+#        against wrongly-authorised callers, injection in every name that reaches the storage tools,
+#        secrets searched for in a DEBUG log and the database (tests/security); then the booted image
+#        (tests/lab/security: TLS certificate, NFS host list from a network namespace, iSCSI CHAP, the
+#        guest's journal). Prints the table, writes var/security/security.json.
+#   make security-smoke   the unit-level part with fewer fuzz examples and no VM (about a minute), for
+#        `make test`; its table and JSON go to var/security/smoke.
+#
+# The lab part boots a VM: run the whole target under the lab lock, as lab-test. Host tools it needs:
+# iproute2 (network namespace), libnfs-utils (nfs-ls), libiscsi-bin (iscsi-readcapacity16).
+APT_PACKAGES += iproute2 libnfs-utils libiscsi-bin
+
+SECURITY_PYTHON ?= .venv/bin/python
+SECURITY_DIR ?= var/security
+SECURITY_FUZZ_EXAMPLES ?= 50
+SECURITY_SMOKE_EXAMPLES ?= 3
+
+.PHONY: security security-unit security-lab security-smoke
+
+security: .venv/.synced image
+	@rm -f $(SECURITY_DIR)/unit.json $(SECURITY_DIR)/lab.json $(SECURITY_DIR)/security.json
+	@status=0; \
+	$(MAKE) --no-print-directory security-unit || status=1; \
+	$(MAKE) --no-print-directory security-lab || status=1; \
+	$(SECURITY_PYTHON) -m security.report --dir $(SECURITY_DIR) --lab required || status=1; \
+	exit $$status
+
+security-unit: .venv/.synced
+	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_FUZZ_EXAMPLES=$(SECURITY_FUZZ_EXAMPLES) \
+		$(SECURITY_PYTHON) -m pytest -q -p no:cacheprovider tests/security
+
+security-lab: image
+	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_LAB_REQUIRED=1 \
+		$(SECURITY_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/security
+
+security-smoke: .venv/.synced
+	@rm -f $(SECURITY_DIR)/smoke/unit.json $(SECURITY_DIR)/smoke/security.json
+	@status=0; \
+	ARCVSA_SECURITY_DIR=$(SECURITY_DIR)/smoke ARCVSA_FUZZ_EXAMPLES=$(SECURITY_SMOKE_EXAMPLES) \
+		$(SECURITY_PYTHON) -m pytest -q -p no:cacheprovider tests/security || status=1; \
+	$(SECURITY_PYTHON) -m security.report --dir $(SECURITY_DIR)/smoke --lab optional || status=1; \
+	exit $$status

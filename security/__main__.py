@@ -1,0 +1,7 @@
+"""`python -m security` is `python -m security.report`."""
+
+import sys
+
+from security.report import main
+
+sys.exit(main())
