@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from fixtures.appliance.remote import SshRunner
+from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance, boot, running_san
 
 from lab.appliance_vm import ApplianceVm
@@ -87,3 +89,15 @@ def booted(
 def appliance(booted: BootedAppliance) -> ApplianceVm:
     """The booted appliance's VM (SSH, QMP, forwards)."""
     return booted.vm
+
+
+@pytest.fixture(scope="module")
+def api(booted: BootedAppliance) -> LabApi:
+    """The booted appliance's api, logged in as admin."""
+    return LabApi(booted)
+
+
+@pytest.fixture(scope="module")
+def guest(appliance: ApplianceVm) -> SshRunner:
+    """SSH into the guest, for what the api has no say in (/proc, journal, the guest's own clients)."""
+    return SshRunner(appliance.config.host_ports["ssh"], appliance.config.ssh_key)

@@ -147,15 +147,22 @@ static void verf_hex(const char verf[NFS3_WRITEVERFSIZE], char out[2 * NFS3_WRIT
 		sprintf(out + 2 * i, "%02x", (unsigned char)verf[i]);
 }
 
+/* Marks the reply done; 0 (with the RPC error kept) unless the call itself succeeded. */
+static int reply_arrived(struct reply *r, struct rpc_context *rpc, int status, void *data)
+{
+	r->done = 1;
+	r->rpc_status = status;
+	if (status == RPC_STATUS_SUCCESS)
+		return 1;
+	snprintf(r->error, sizeof(r->error), "%s", data ? (const char *)data : rpc_get_error(rpc));
+	return 0;
+}
+
 static void write_cb(struct rpc_context *rpc, int status, void *data, void *private_data)
 {
 	struct reply *r = private_data;
-	r->done = 1;
-	r->rpc_status = status;
-	if (status != RPC_STATUS_SUCCESS) {
-		snprintf(r->error, sizeof(r->error), "%s", data ? (const char *)data : rpc_get_error(rpc));
+	if (!reply_arrived(r, rpc, status, data))
 		return;
-	}
 	WRITE3res *res = data;
 	r->nfs_status = res->status;
 	if (res->status == NFS3_OK) {
@@ -168,12 +175,8 @@ static void write_cb(struct rpc_context *rpc, int status, void *data, void *priv
 static void commit_cb(struct rpc_context *rpc, int status, void *data, void *private_data)
 {
 	struct reply *r = private_data;
-	r->done = 1;
-	r->rpc_status = status;
-	if (status != RPC_STATUS_SUCCESS) {
-		snprintf(r->error, sizeof(r->error), "%s", data ? (const char *)data : rpc_get_error(rpc));
+	if (!reply_arrived(r, rpc, status, data))
 		return;
-	}
 	COMMIT3res *res = data;
 	r->nfs_status = res->status;
 	if (res->status == NFS3_OK)

@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 from fixtures.appliance.remote import nfs_cp, wait_writable
+from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance, running_san
 
 from appliance.control.errors import ControlError
-from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm
 from lab.san import San
 
@@ -56,21 +56,8 @@ def san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[San]:
         yield san
 
 
-class Api:
-    """The appliance's api as the admin; the expected status checked."""
-
-    def __init__(self, booted: BootedAppliance) -> None:
-        self.client = ApplianceApi(booted.api.port, booted.api.cert_file, timeout=900)
-        password = (booted.vm.directory / "env" / "admin-password").read_text(encoding="utf-8").strip()
-        self.token = self.client.token("admin", password)
-
-    def raw(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-        return self.client.request(method, path, body, token=self.token)
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None, expect: int = 200) -> Any:
-        status, data = self.raw(method, path, body)
-        assert status == expect, f"{method} {path} answered {status} (expected {expect}): {data}"
-        return data
+class Api(LabApi):
+    """The admin api, with the two waits these tests need."""
 
     def alerts(self, pool: str) -> list[dict[str, Any]]:
         return [a for a in self.call("GET", "/api/alerts") if a["key"].startswith(f"pool/{pool}/")]

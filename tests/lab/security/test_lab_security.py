@@ -34,9 +34,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from fixtures.appliance.remote import SshRunner
 from support.host import host_tool
+from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
 
-from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
@@ -84,36 +84,6 @@ def checks() -> Iterator[Checks]:
     out.mkdir(parents=True, exist_ok=True)
     doc = {"checks": c.results}
     (out / "lab.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-class Api:
-    """The appliance's api as the admin (bearer token)."""
-
-    def __init__(self, booted: BootedAppliance) -> None:
-        self.client = ApplianceApi(booted.api.port, booted.api.cert_file, timeout=900)
-        self.password = (booted.vm.directory / "env" / "admin-password").read_text(encoding="utf-8").strip()
-        self.token = self.client.token("admin", self.password)
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None, expect: int = 200) -> Any:
-        status, data = self.client.request(method, path, body, token=self.token)
-        assert status == expect, f"{method} {path} answered {status} (expected {expect}): {data}"
-        return data
-
-
-@pytest.fixture(scope="module")
-def api(booted: BootedAppliance) -> Api:
-    return Api(booted)
-
-
-@pytest.fixture(scope="module")
-def guest(appliance: ApplianceVm) -> SshRunner:
-    return SshRunner(appliance.config.host_ports["ssh"], appliance.config.ssh_key)
-
-
-def in_guest(guest: SshRunner, argv: list[str], timeout: float = 120) -> str:
-    result = guest.execute(argv, timeout=timeout)
-    assert result.exit_code == 0, f"{argv} in the guest exited {result.exit_code}: {result.stderr}"
-    return result.stdout
 
 
 IP = shutil.which("ip") or "/usr/sbin/ip"
@@ -172,7 +142,7 @@ def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, in
         deadline, addresses = time.monotonic() + 90, ""
         while SECOND_GUEST not in addresses and time.monotonic() < deadline:
             time.sleep(2)
-            addresses = in_guest(guest, ["ip", "-br", "addr"])
+            addresses = in_guest(guest, ["ip", "-br", "addr"]).stdout
         assert SECOND_GUEST in addresses, f"the hot-plugged NIC did not get {SECOND_GUEST}: {addresses}"
         yield NS, nfs, mountd
     finally:
@@ -185,7 +155,7 @@ def test_tls_serves_the_first_boot_certificate_only(
 ) -> None:
     port = booted.api.port
     served = ssl.PEM_cert_to_DER_cert(ssl.get_server_certificate(("127.0.0.1", port), timeout=30))
-    made = x509.load_pem_x509_certificate(in_guest(guest, ["cat", GUEST_CERT]).encode()).public_bytes(
+    made = x509.load_pem_x509_certificate(in_guest(guest, ["cat", GUEST_CERT]).stdout.encode()).public_bytes(
         Encoding.DER
     )
     pinned = x509.load_pem_x509_certificate(booted.api.cert_file.read_bytes()).public_bytes(Encoding.DER)
@@ -211,7 +181,7 @@ def test_tls_serves_the_first_boot_certificate_only(
 
 
 def test_nfs_refuses_a_client_outside_the_host_list(
-    api: Api, appliance: ApplianceVm, guest: SshRunner, stranger: tuple[str, int, int], checks: Checks
+    api: LabApi, appliance: ApplianceVm, guest: SshRunner, stranger: tuple[str, int, int], checks: Checks
 ) -> None:
     ns, ns_nfs, ns_mountd = stranger
     api.call(
@@ -238,7 +208,7 @@ def test_nfs_refuses_a_client_outside_the_host_list(
     code, refused = client(nfs_ls, timeout=240)  # a refusal may wait for the server's name lookups
     took = time.monotonic() - started
     if code in (0, 124):  # what the guest's links looked like, for the failure message
-        refused += " | guest: " + " ; ".join(in_guest(guest, ["ip", "-br", "addr"]).splitlines())
+        refused += " | guest: " + " ; ".join(in_guest(guest, ["ip", "-br", "addr"]).stdout.splitlines())
     first = code
 
     path = f"/api/storage/exports/{export['export_id']}"
@@ -284,7 +254,7 @@ def test_nfs_refuses_a_client_outside_the_host_list(
     )
 
 
-def test_iscsi_refuses_a_login_without_chap(api: Api, appliance: ApplianceVm, checks: Checks) -> None:
+def test_iscsi_refuses_a_login_without_chap(api: LabApi, appliance: ApplianceVm, checks: Checks) -> None:
     absent = [t for t in ("iscsi-inq", "iscsi-readcapacity16") if shutil.which(t) is None]
     assert not absent, f"host tools missing: {absent} (libiscsi-bin: make setup)"
     api.call("POST", "/api/storage/volumes", {"name": ZVOL, "size_bytes": ZVOL_BYTES}, expect=201)
@@ -314,8 +284,8 @@ def test_iscsi_refuses_a_login_without_chap(api: Api, appliance: ApplianceVm, ch
     checks.verify("iscsi_chap_login_works", "iscsi_no_chap_refused", "iscsi_wrong_secret_refused")
 
 
-def test_secrets_are_absent_from_the_guest_journal(api: Api, guest: SshRunner, checks: Checks) -> None:
-    journal = in_guest(guest, ["journalctl", "--no-pager", "-o", "cat", "-b"], timeout=300)
+def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner, checks: Checks) -> None:
+    journal = in_guest(guest, ["journalctl", "--no-pager", "-o", "cat", "-b"], timeout=300).stdout
     found = [name for name, value in (("chap", CHAP_SECRET), ("admin", api.password)) if value in journal]
     checks.record(
         "guest_journal_has_no_secrets", not found and len(journal) > 0, f"{len(journal)} chars; found {found}"

@@ -39,11 +39,11 @@ from typing import Any
 import pytest
 from fixtures.appliance.remote import SshRunner, nfs_cp, wait_writable
 from support.host import host_tool
+from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance, running_san
 
 from appliance.control.errors import ControlError
 from appliance.control.gateway import Result
-from lab.appliance_api import ApplianceApi
 from lab.appliance_env import LAB_ADDRESS
 from lab.appliance_vm import ApplianceVm
 from lab.san import San
@@ -115,61 +115,7 @@ def mib_s(size: int, seconds: float) -> float:
 # --- the api --------------------------------------------------------------------------------------
 
 
-class Api:
-    """The appliance's api as the admin: bearer token, JSON in and out, the expected status checked."""
-
-    def __init__(self, booted: BootedAppliance) -> None:
-        # Pool creation writes labels through the throttled SAN under TCG: allow minutes per call.
-        self.client = ApplianceApi(booted.api.port, booted.api.cert_file, timeout=900)
-        self.password_file = booted.vm.directory / "env" / "admin-password"
-        self.token = ""
-        self.login()
-
-    def login(self) -> None:
-        """A new token with the admin password the lab gave this appliance's first boot."""
-        self.token = self.client.token("admin", self.password_file.read_text(encoding="utf-8").strip())
-
-    def raw(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-        """(status, body); logs in again once when the token has expired."""
-        status, data = self.client.request(method, path, body, token=self.token)
-        if status == 401:
-            self.login()
-            status, data = self.client.request(method, path, body, token=self.token)
-        return status, data
-
-    def call(self, method: str, path: str, body: dict[str, Any] | None = None, expect: int = 200) -> Any:
-        """The body of an answer with status ``expect`` (AssertionError with the api's error otherwise)."""
-        status, data = self.raw(method, path, body)
-        assert status == expect, f"{method} {path} answered {status} (expected {expect}): {data}"
-        return data
-
-    def refused(self, method: str, path: str, body: dict[str, Any], expect: int) -> dict[str, Any]:
-        """An error answer with status ``expect`` in the api's error shape {detail, code, field}."""
-        data = self.call(method, path, body, expect)
-        assert isinstance(data, dict) and data.get("detail"), data
-        return data
-
-
-@pytest.fixture(scope="module")
-def api(booted: BootedAppliance) -> Api:
-    """The api of the booted appliance, logged in as admin."""
-    return Api(booted)
-
-
-@pytest.fixture(scope="module")
-def guest(appliance: ApplianceVm) -> SshRunner:
-    """SSH into the guest, for the NFSv4.1 kernel client and /proc only (see the module docstring)."""
-    return SshRunner(appliance.config.host_ports["ssh"], appliance.config.ssh_key)
-
-
-def in_guest(guest: SshRunner, argv: list[str], timeout: float = 600) -> Result:
-    """Run argv in the guest; AssertionError with its stderr when it fails."""
-    result = guest.execute(argv, timeout=timeout)
-    assert result.exit_code == 0, f"{argv} in the guest exited {result.exit_code}: {result.stderr}"
-    return result
-
-
-def dataset(api: Api, name: str) -> dict[str, Any]:
+def dataset(api: LabApi, name: str) -> dict[str, Any]:
     """One dataset as the api lists it."""
     found = [
         d for d in api.call("GET", f"/api/storage/pools/{name.split('/')[0]}/datasets") if d["name"] == name
@@ -178,7 +124,7 @@ def dataset(api: Api, name: str) -> dict[str, Any]:
     return dict(found[0])
 
 
-def wait_active(api: Api, ids: set[int], timeout: float = 300) -> list[dict[str, Any]]:
+def wait_active(api: LabApi, ids: set[int], timeout: float = 300) -> list[dict[str, Any]]:
     """Until the api reports these exports active on its backend (it reconciles at start in a thread)."""
     deadline = time.monotonic() + timeout
     while True:
@@ -355,7 +301,7 @@ def read41(guest: SshRunner, name: str) -> tuple[float, str]:
 # --- the tests, in order --------------------------------------------------------------------------
 
 
-def test_pool_dataset_and_ganesha_export(api: Api, figures: Figures) -> None:
+def test_pool_dataset_and_ganesha_export(api: LabApi, figures: Figures) -> None:
     disks = {d["path"]: d for d in api.call("GET", "/api/storage/disks")}
     for path in (LUN0, LUN1, SLOG, L2ARC):
         assert path in disks and disks[path]["in_use"] is None, disks.get(path)
@@ -391,7 +337,7 @@ def test_pool_dataset_and_ganesha_export(api: Api, figures: Figures) -> None:
 
 
 def test_ganesha_round_trip_compression_and_warm_offload(
-    api: Api, appliance: ApplianceVm, guest: SshRunner, os_data: Path, tmp_path: Path, figures: Figures
+    api: LabApi, appliance: ApplianceVm, guest: SshRunner, os_data: Path, tmp_path: Path, figures: Figures
 ) -> None:
     round_trip(appliance, guest, os_data, tmp_path, figures, "ganesha", FILE)
     size = os_data.stat().st_size
@@ -416,7 +362,7 @@ def test_ganesha_round_trip_compression_and_warm_offload(
 
 
 def test_nfs41_export_and_one_protocol_per_host(
-    api: Api, appliance: ApplianceVm, guest: SshRunner, os_data: Path, figures: Figures
+    api: LabApi, appliance: ApplianceVm, guest: SshRunner, os_data: Path, figures: Figures
 ) -> None:
     api.call("POST", "/api/storage/datasets", {"name": DATASET41, "profile": "stateless-linked"}, 201)
     body = {
@@ -483,7 +429,7 @@ def test_nfs41_export_and_one_protocol_per_host(
 
 
 def test_kernel_server_serves_the_same_datastores(
-    api: Api, appliance: ApplianceVm, guest: SshRunner, os_data: Path, tmp_path: Path, figures: Figures
+    api: LabApi, appliance: ApplianceVm, guest: SshRunner, os_data: Path, tmp_path: Path, figures: Figures
 ) -> None:
     started = time.monotonic()
     state = api.call("PUT", "/api/storage/nfs/backend", {"backend": "knfsd"})
@@ -557,7 +503,7 @@ def lun_size(output: str) -> int:
     return int(match.group(1))
 
 
-def test_iscsi_lun_from_a_zvol(api: Api, appliance: ApplianceVm, figures: Figures) -> None:
+def test_iscsi_lun_from_a_zvol(api: LabApi, appliance: ApplianceVm, figures: Figures) -> None:
     absent = [t for t in ("iscsi-ls", "iscsi-inq", "iscsi-readcapacity16") if shutil.which(t) is None]
     assert not absent, f"host tools missing: {absent} (libiscsi-bin: make setup)"
     vol = api.call("POST", "/api/storage/volumes", {"name": ZVOL, "size_bytes": ZVOL_BYTES}, expect=201)
@@ -604,7 +550,7 @@ def test_iscsi_lun_from_a_zvol(api: Api, appliance: ApplianceVm, figures: Figure
 STORAGE_SPEC = REPO / "tests" / "e2e" / "storage.spec.ts"
 
 
-def test_storage_pages_in_a_browser(booted: BootedAppliance, api: Api) -> None:
+def test_storage_pages_in_a_browser(booted: BootedAppliance, api: LabApi) -> None:
     """The web helper's storage journey against this appliance (its ARCVSA_STORAGE_LAB=1 mode)."""
     npx = shutil.which("npx")
     if not STORAGE_SPEC.is_file() or npx is None:
@@ -614,7 +560,7 @@ def test_storage_pages_in_a_browser(booted: BootedAppliance, api: Api) -> None:
         "ARCVSA_STORAGE_LAB": "1",
         "ARCVSA_URL": f"https://127.0.0.1:{booted.api.port}",
         "ARCVSA_ADMIN_USER": "admin",
-        "ARCVSA_ADMIN_PASSWORD": api.password_file.read_text(encoding="utf-8").strip(),
+        "ARCVSA_ADMIN_PASSWORD": api.password,
         "ARCVSA_STORAGE_POOL": "tank",
     }
     argv = [
@@ -633,7 +579,7 @@ def test_storage_pages_in_a_browser(booted: BootedAppliance, api: Api) -> None:
 
 
 def test_everything_is_back_after_a_reboot(
-    api: Api, booted: BootedAppliance, os_data: Path, tmp_path: Path, figures: Figures
+    api: LabApi, booted: BootedAppliance, os_data: Path, tmp_path: Path, figures: Figures
 ) -> None:
     vm = booted.vm
     backend = api.call("GET", "/api/storage/nfs")["backend"]
