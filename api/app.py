@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,10 @@ from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
 from api.metrics import routes as metric_routes
 from api.metrics import sampler as metric_sampler
+from api.notify import checker as notify_checker
+from api.notify import routes as notify_routes
+from api.prometheus import routes as prometheus_routes
+from api.prometheus.auth import require_scraper
 from api.secretbox import SecretBox
 from api.settings import Settings
 from api.storage import routes as storage_routes
@@ -79,7 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
-        lifespan=metric_sampler.lifespan,  # samples storage counters while serving, on an appliance
+        lifespan=_lifespan,  # samples storage counters and checks alerts while serving, on an appliance
     )
     app.state.settings = settings
     app.state.sessionmaker = factory
@@ -103,6 +109,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(storage_routes.router, dependencies=guarded)
     app.include_router(alert_routes.router, dependencies=guarded)
     app.include_router(metric_routes.router, dependencies=guarded)
+    app.include_router(prometheus_routes.router, dependencies=guarded)
+    # A scraper's token opens the exposition and nothing else (api.prometheus.auth).
+    app.include_router(
+        prometheus_routes.scrape, dependencies=[Depends(require_scraper), Depends(integers_in_range)]
+    )
     app.include_router(export_routes.router, dependencies=guarded)
     app.include_router(iscsi_routes.router, dependencies=guarded)
     app.include_router(tuning_routes.router, dependencies=guarded)
@@ -112,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(job_routes.router, dependencies=guarded)
     app.include_router(user_routes.router, dependencies=guarded)
     app.include_router(certificate_routes.router, dependencies=guarded)
+    app.include_router(notify_routes.router, dependencies=guarded)
 
     @app.get("/api/openapi.json", include_in_schema=False, dependencies=guarded)
     def openapi() -> dict[str, Any]:
@@ -123,6 +135,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     calibration_service.mark_interrupted(factory)  # a cut load is never rerun on its own
     app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
     return app
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async with metric_sampler.lifespan(app), notify_checker.lifespan(app):
+        yield
 
 
 def _version() -> str:

@@ -24,7 +24,7 @@ CSRF_COOKIE = "arcvsa_csrf"
 CSRF_HEADER = "X-CSRF-Token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
-_bearer = HTTPBearer(auto_error=False, description="Token from POST /api/auth/login")
+bearer_scheme = HTTPBearer(auto_error=False, description="Token from POST /api/auth/login")
 
 
 def get_settings(request: Request) -> Settings:
@@ -44,7 +44,7 @@ AppSettings = Annotated[Settings, Depends(get_settings)]
 def require_principal(
     request: Request,
     db: Db,
-    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
 ) -> service.Principal:
     token, by_cookie = (bearer.credentials, False) if bearer else (request.cookies.get(SESSION_COOKIE), True)
     principal = service.resolve(db, token, by_cookie=by_cookie) if token else None

@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     metrics_interval_seconds: float = Field(
         default=10.0, ge=1, le=3600, description="Seconds between two metric samples (appliance only)"
     )
+    alerts_check_seconds: float = Field(
+        default=60.0, ge=1, le=3600, description="Seconds between two alert checks for notifications"
+    )
     metrics_keep: int = Field(
         default=8640, ge=2, description="Metric samples kept; older ones are pruned (8640 = 24 h at 10 s)"
     )

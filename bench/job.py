@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from appliance.control.calibration import mean_block
 from bench.workload import Background, Phase
 
 REPLICA = "replica.raw"
@@ -55,10 +54,17 @@ def _place(target: Target, name: str, offset: int, size: int) -> dict[str, objec
     return {"offset": offset, "size": size}
 
 
-def byte_rate(iops: float, bssplit: str) -> int:
-    """fio's ``rate`` for ``iops`` of a block-size mix: ``rate_iops`` with a ``bssplit`` counts every
-    I/O as the smallest size and so under-delivers."""
-    return round(iops * mean_block(bssplit))
+def poisson_rate(iops: float, bssplit: str) -> int:
+    """fio ``rate`` (bytes/s) for ``iops`` Poisson arrivals of a block-size mix, rounded to whole I/Os.
+
+    With rate_process=poisson fio turns a byte rate into whole I/Os per second by dividing it by the
+    mix's smallest block (usec_for_io in its backend; a quotient of 0 divides by zero and the job dies
+    of SIGFPE). So the rate is whole IOPS times that smallest block: a rate at the mean block would run
+    a 4k/50:8k/50 mix 1.5x too fast (mean over smallest), a mix from 512 bytes up many times too fast.
+    """
+    if iops <= 0:
+        return 0
+    return max(1, round(iops)) * min(block_bytes(part.split("/")[0]) for part in bssplit.split(":"))
 
 
 def deltas(target: Target, desktops: int, replica_bytes: int, delta_bytes: int, samples: list[Path]) -> str:
@@ -87,7 +93,7 @@ def mix(
     """Steady work: per desktop a reader of the replica and a writer of its delta, each at its rate.
 
     Arrivals are Poisson (``rate_process=poisson``), as independent users' I/O is, not a metronome.
-    Rates are in bytes (see :func:`byte_rate`).
+    Each job runs at whole I/Os per second (see :func:`poisson_rate`).
     """
     delta_bytes = phase.delta_mib << 20
     read_iops = phase.iops_per_desktop * phase.read_pct / 100
@@ -107,7 +113,7 @@ def mix(
         if read_iops:
             reader = _place(target, REPLICA, 0, replica_bytes)
             reader.update(
-                rw="randread", bssplit=phase.read_bs, rate=f"{byte_rate(read_iops, phase.read_bs)},0"
+                rw="randread", bssplit=phase.read_bs, rate=f"{poisson_rate(read_iops, phase.read_bs)},0"
             )
             sections.append((f"desktop-{i}-read", reader))
         if write_iops:
@@ -118,7 +124,7 @@ def mix(
             writer.update(
                 rw="randwrite",
                 bssplit=phase.write_bs,
-                rate=f"0,{byte_rate(write_iops, phase.write_bs)}",
+                rate=f"0,{poisson_rate(write_iops, phase.write_bs)}",
                 refill_buffers=1,
             )
             if phase.write_spread != "random":

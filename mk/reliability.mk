@@ -8,11 +8,14 @@
 #                           right after a txg sync started) and one ganesha restart
 #   RELIABILITY_SEED=N      replay a run's kill moments (the seed is printed)
 #   .venv/bin/python -m reliability --report A.json B.json   one table over several runs' JSON
+#   make soak               SOAK_DESKTOPS simulated desktops (fio over NFS) for SOAK_SECONDS, a FILE_SYNC
+#                           writer, wrk on the api and the guest's memory sampled; prints the table,
+#                           writes var/reliability/soak.json (about 45 min; not in `make test`)
 #
 # Boots the lab VM: run it under the lab lock (flock /tmp/arcvsa-lab.lock make reliability).
 
 # The writer (tools/nfswriter) is C against libnfs's RPC layer; sha256 from libcrypto.
-RELIABILITY_APT_PACKAGES := gcc libnfs-dev libssl-dev libnfs-utils
+RELIABILITY_APT_PACKAGES := gcc libnfs-dev libssl-dev libnfs-utils wrk
 APT_PACKAGES += $(RELIABILITY_APT_PACKAGES)
 
 RELIABILITY_PYTHON ?= .venv/bin/python
@@ -21,7 +24,7 @@ RELIABILITY_SEED ?=
 RELIABILITY_ARGS = $(if $(RELIABILITY_SEED),--seed $(RELIABILITY_SEED))
 NFSWRITER := build/nfswriter/nfswriter
 
-.PHONY: reliability reliability-smoke nfswriter
+.PHONY: reliability reliability-smoke nfswriter soak
 
 nfswriter: $(NFSWRITER)
 
@@ -41,3 +44,11 @@ reliability: image $(NFSWRITER)
 reliability-smoke: image $(NFSWRITER)
 	$(RELIABILITY_PYTHON) -m reliability --cycles 1 --restarts ganesha \
 		--json var/reliability/smoke.json $(RELIABILITY_ARGS)
+
+SOAK_DESKTOPS ?= 100
+SOAK_SECONDS ?= 1800
+SOAK_IOPS ?= 3
+# The soak's fio is bench's (the Debian 13 tree with the nfs engine, made on first use; needs root).
+soak: image $(NFSWRITER)
+	$(RELIABILITY_PYTHON) -m reliability.soak --desktops $(SOAK_DESKTOPS) --seconds $(SOAK_SECONDS) \
+		--iops $(SOAK_IOPS)

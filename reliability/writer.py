@@ -46,6 +46,7 @@ class WriterSpec:
     mode: str  # "sync" (FILE_SYNC) or "unstable" (UNSTABLE + COMMIT)
     log: Path
     seed: int
+    rate: int = 0  # writes per second (0: as fast as the server answers)
 
 
 class Writer:
@@ -73,6 +74,8 @@ class Writer:
             str(start_seq),
             "--timeout-ms",
             str(TIMEOUT_MS),
+            "--rate",
+            str(spec.rate),
         ]
         spec.log.parent.mkdir(parents=True, exist_ok=True)
         with stderr.open("ab") as sink:

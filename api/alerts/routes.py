@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from api.alerts import service
 from api.alerts.schemas import Alert
+from api.deps import AppSettings, Db
 from api.storage.deps import Gw
 from api.storage.routes import REFUSED
 
@@ -13,6 +14,6 @@ router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 
 
 @router.get("", responses=REFUSED)
-def list_alerts(gw: Gw) -> list[Alert]:
+def list_alerts(gw: Gw, db: Db, settings: AppSettings) -> list[Alert]:
     """Every alert now, critical first; empty when all is well."""
-    return service.current(gw)
+    return service.current(gw, db, settings.data_dir)

@@ -1,11 +1,22 @@
-"""Alerts from the pools' health: a suspended or degraded pool, a LUN with errors, a lost SLOG or L2ARC.
+"""Alerts from the pools' health: a suspended or degraded pool, a LUN with errors, a lost SLOG or L2ARC;
+with the stored samples and the served certificate (when given): a full pool, an ARC hit ratio that
+collapsed, a slow LUN, a certificate near expiry.
 
 Derived on every read, so an alert clears itself when its cause goes (a LUN replaced, a pool cleared).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from api.alerts.capacity import capacity_alert, listing
+from api.alerts.certificate import certificate_alert
+from api.alerts.samples import ARC_LOOKBACK, arc_alert, lun_alerts
 from api.alerts.schemas import Alert
+from api.metrics import store
 from appliance.control import pools
 from appliance.control.errors import NotFound, SystemFault
 from appliance.control.gateway import Gateway
@@ -17,10 +28,16 @@ BAD_POOL_STATES = {"DEGRADED", "FAULTED", "UNAVAIL", "REMOVED", "OFFLINE"}
 ROLE_NAMES = {"log": "SLOG", "cache": "L2ARC", "spare": "spare", "data": "LUN"}
 
 
-def current(gw: Gateway) -> list[Alert]:
-    """Every alert now, critical first."""
+def current(
+    gw: Gateway, db: Session | None = None, data_dir: Path | None = None, now: dt.datetime | None = None
+) -> list[Alert]:
+    """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``."""
+    now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
-    for name in pools.list_names(gw):
+    for space in listing(gw):
+        name = space.name
+        if (full := capacity_alert(space)) is not None:
+            found.append(full)
         try:
             found += pool_alerts(pools.status(gw, name))
         except NotFound:
@@ -34,6 +51,13 @@ def current(gw: Gateway) -> list[Alert]:
                     message=f"the pool's status could not be read: {exc}",
                 )
             )
+    if db is not None:
+        samples = store.since(db, now - ARC_LOOKBACK)
+        found += lun_alerts(samples)
+        if (arc := arc_alert(samples)) is not None:
+            found.append(arc)
+    if data_dir is not None and (cert := certificate_alert(data_dir, now)) is not None:
+        found.append(cert)
     return sorted(found, key=lambda a: a.severity != "critical")  # stable: each pool's own order kept
 
 

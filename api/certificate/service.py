@@ -13,7 +13,6 @@ import logging
 import os
 import socket
 import ssl
-import tempfile
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -27,7 +26,7 @@ from cryptography.x509.oid import ExtensionOID
 
 from api.certificate.schemas import CertificateFacts
 from api.errors import InvalidInput
-from api.tls import paths
+from api.tls import fsync_dir, paths, write_temp
 from provisioning.certificate import thumbprint_sha256
 
 log = logging.getLogger(__name__)
@@ -203,20 +202,6 @@ def installed(data_dir: Path) -> list[x509.Certificate] | None:
         return None
 
 
-def _write_temp(directory: Path, data: bytes, mode: int) -> Path:
-    fd, name = tempfile.mkstemp(dir=directory, prefix=".tls-", suffix=".new")  # created 0600
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(name, mode)
-    except BaseException:
-        os.unlink(name)
-        raise
-    return Path(name)
-
-
 def install(data_dir: Path, pair: Pair, *, by: str) -> None:
     """Write the pair beside the old one, have the TLS library load it, then rename it into place.
 
@@ -229,10 +214,10 @@ def install(data_dir: Path, pair: Pair, *, by: str) -> None:
     key_pem = pair.key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    new_key = _write_temp(data_dir, key_pem, 0o600)
+    new_key = write_temp(data_dir, key_pem, 0o600)
     new_cert: Path | None = None
     try:
-        new_cert = _write_temp(data_dir, cert_pem, 0o644)
+        new_cert = write_temp(data_dir, cert_pem, 0o644)
         try:  # the same check the server makes when it starts
             ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(new_cert, new_key)
         except ssl.SSLError as exc:
@@ -241,7 +226,7 @@ def install(data_dir: Path, pair: Pair, *, by: str) -> None:
             ) from exc
         os.replace(new_key, key_path)
         os.replace(new_cert, cert_path)
-        _fsync_dir(data_dir)
+        fsync_dir(data_dir)
     finally:
         for leftover in (new_key, new_cert):
             if leftover is not None:
@@ -249,11 +234,3 @@ def install(data_dir: Path, pair: Pair, *, by: str) -> None:
                     leftover.unlink()
     der = pair.chain[0].public_bytes(serialization.Encoding.DER)
     log.info("TLS certificate %s installed by %s; served after the api restarts", thumbprint_sha256(der), by)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

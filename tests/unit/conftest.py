@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from support.api import client_for, logged_in, make_settings
+from support.notify_servers import rsyslog  # noqa: F401 - the notify tests' shared fixture
 
 
 @pytest.fixture

@@ -49,7 +49,7 @@ def test_mix_places_desktops_apart_on_the_lun_and_in_files_over_nfs() -> None:
     nbd = job.mix(NBD, phase, 2, 1 << 30, SAMPLES)
     delta = phase.delta_mib << 20
     assert f"[desktop-1-write]\noffset={(1 << 30) + delta}\nsize={delta}\n" in nbd
-    assert "ioengine=nbd" in nbd and f"rate={2 * 16 * 1024},0" in nbd and f"rate=0,{8 * 6 * 1024}" in nbd
+    assert "ioengine=nbd" in nbd and f"rate={2 * 16 * 1024},0" in nbd and f"rate=0,{8 * 4 * 1024}" in nbd
     nfs = job.mix(NFS, phase, 2, 1 << 30, SAMPLES)
     assert "[desktop-1-write]\nfilename=delta-001.raw\n" in nfs and "offset=" not in nfs
     assert "refill_buffers=1" in nfs and "buffer_pattern" not in nfs  # no repeated pattern per write
@@ -192,3 +192,12 @@ def test_sweep_points_are_reported_side_by_side() -> None:
     lines = report.sweeps(stacks)
     assert lines[0].startswith("  sweep RT (randread)")
     assert "1x 4k qd4" in lines[2] and "400.0 / 1.5 / 30.0" in lines[2] and "2,000 / 1.5 / 2.5" in lines[2]
+
+
+def test_poisson_rates_are_whole_iops_of_the_smallest_block() -> None:
+    """fio's Poisson pacing divides the byte rate by the smallest block (integer division)."""
+    assert job.poisson_rate(8, "4k/50:8k/50") == 8 * 4096  # not 8 x 6K: that ran 12 writes/s
+    assert job.poisson_rate(0.6, "16k/100") == 16384  # at least one I/O a second: 0 kills fio
+    assert job.poisson_rate(2.4, "4k/50:8k/50") == 2 * 4096
+    assert job.poisson_rate(32, "512/10:1k/5:64k/85") == 32 * 512
+    assert job.poisson_rate(0, "4k/100") == 0

@@ -62,6 +62,7 @@ struct options {
 	uint64_t count;
 	uint32_t batch;
 	int timeout_ms;
+	uint64_t rate; /* writes per second, 0: as fast as the server answers */
 };
 
 struct reply {
@@ -81,6 +82,23 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Pace to --rate on a fixed schedule from the start (a slow answer is not made up by a burst). */
+static void pace(uint64_t rate, uint64_t started_ns, uint64_t done)
+{
+	if (!rate)
+		return;
+	uint64_t due = started_ns + done * 1000000000ull / rate;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (due <= now)
+		return;
+	ts.tv_sec = (time_t)(due / 1000000000ull);
+	ts.tv_nsec = (long)(due % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 static void log_sync(void)
@@ -257,7 +275,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: nfswriter --url nfs://HOST/EXPORT?nfsport=N&mountport=M --file NAME --log PATH\n"
 		"                 [--mode sync|unstable] [--block-size B] [--blocks N] [--seed S]\n"
-		"                 [--start-seq N] [--count N] [--batch K] [--timeout-ms T]\n");
+		"                 [--start-seq N] [--count N] [--batch K] [--timeout-ms T] [--rate W]\n");
 	exit(2);
 }
 
@@ -279,7 +297,8 @@ static void parse(int argc, char **argv, struct options *o)
 		{ "block-size", required_argument, 0, 'b' }, { "blocks", required_argument, 0, 'n' },
 		{ "seed", required_argument, 0, 's' },	   { "start-seq", required_argument, 0, 'q' },
 		{ "count", required_argument, 0, 'c' },	   { "batch", required_argument, 0, 'k' },
-		{ "timeout-ms", required_argument, 0, 't' }, { 0, 0, 0, 0 },
+		{ "timeout-ms", required_argument, 0, 't' }, { "rate", required_argument, 0, 'r' },
+		{ 0, 0, 0, 0 },
 	};
 	memset(o, 0, sizeof(*o));
 	o->block_size = 16384;
@@ -308,6 +327,7 @@ static void parse(int argc, char **argv, struct options *o)
 		case 'c': o->count = number(optarg); break;
 		case 'k': o->batch = (uint32_t)number(optarg); break;
 		case 't': o->timeout_ms = (int)number(optarg); break;
+		case 'r': o->rate = number(optarg); break;
 		default: usage();
 		}
 	}
@@ -361,7 +381,11 @@ int main(int argc, char **argv)
 	uint64_t seq = o.start_seq, acked = 0;
 	struct reply r;
 	char vhex[2 * NFS3_WRITEVERFSIZE + 1];
+	struct timespec start_ts;
+	clock_gettime(CLOCK_MONOTONIC, &start_ts);
+	uint64_t started_ns = (uint64_t)start_ts.tv_sec * 1000000000ull + (uint64_t)start_ts.tv_nsec;
 	while (o.count == 0 || acked < o.count) {
+		pace(o.rate, started_ns, acked);
 		for (uint32_t i = 0; i < batch; i++, seq++) {
 			struct pending *p = &pend[i];
 			p->seq = seq;

@@ -488,6 +488,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/metrics/prometheus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus
+         * @description The appliance's metrics for Prometheus: ARC/L2ARC, LUN and NFS I/O, pools, alerts.
+         *
+         *     Send a scrape token (POST /api/metrics/scrape-tokens) or a session's token as a Bearer token. A
+         *     source that cannot be read is left out and shown in arcvsa_collector_success.
+         */
+        get: operations["prometheus_api_metrics_prometheus_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/scrape-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Tokens
+         * @description Every scrape token (never the token itself) and when it was last used.
+         */
+        get: operations["list_tokens_api_metrics_scrape_tokens_get"];
+        put?: never;
+        /**
+         * Create Token
+         * @description A scrape token for one scraper; the answer is the only time the token is shown.
+         */
+        post: operations["create_token_api_metrics_scrape_tokens_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/metrics/scrape-tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Token
+         * @description Revoke a scrape token: its scraper is refused from the next scrape on.
+         */
+        delete: operations["revoke_token_api_metrics_scrape_tokens__token_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Notifications
+         * @description The notification settings; the SMTP password only as whether one is stored.
+         */
+        get: operations["get_notifications_api_settings_notifications_get"];
+        /**
+         * Put Notifications
+         * @description Replace the settings; alerts already raised are sent to a newly enabled channel on the next check.
+         */
+        put: operations["put_notifications_api_settings_notifications_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/notifications/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test Notifications
+         * @description Send a test message on every enabled channel now; each channel's outcome (empty: none enabled).
+         */
+        post: operations["test_notifications_api_settings_notifications_test_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/tls": {
         parameters: {
             query?: never;
@@ -3316,6 +3427,37 @@ export interface components {
              */
             exports: components["schemas"]["ExportView"][];
         };
+        /**
+         * NotifySettings
+         * @description Notification settings as stored; the SMTP password is never shown.
+         */
+        NotifySettings: {
+            /** @description e-mail */
+            smtp?: components["schemas"]["SmtpSettings"];
+            /**
+             * Smtp Password Set
+             * @description whether an SMTP password is stored
+             * @default false
+             */
+            smtp_password_set: boolean;
+            /** @description remote syslog */
+            syslog?: components["schemas"]["SyslogSettings"];
+        };
+        /**
+         * NotifySettingsIn
+         * @description New notification settings; the SMTP password is kept when not given.
+         */
+        NotifySettingsIn: {
+            /** @description e-mail */
+            smtp: components["schemas"]["SmtpSettings"];
+            /**
+             * Smtp Password
+             * @description SMTP password: absent keeps the stored one, empty removes it
+             */
+            smtp_password?: string | null;
+            /** @description remote syslog */
+            syslog: components["schemas"]["SyslogSettings"];
+        };
         /** OwnedDesktop */
         OwnedDesktop: {
             /**
@@ -3838,6 +3980,99 @@ export interface components {
              */
             name: "randread-4k" | "randwrite-4k" | "read-1m" | "write-1m";
         };
+        /** ScrapeTokenCreate */
+        ScrapeTokenCreate: {
+            /**
+             * Name
+             * @description Which scraper will use it, e.g. 'prometheus-dc1': letters, digits, '.', '_' or '-'
+             */
+            name: string;
+        };
+        /** ScrapeTokenCreated */
+        ScrapeTokenCreated: {
+            /**
+             * Created At
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Created By
+             * @description The administrator who created it
+             */
+            created_by: string;
+            /**
+             * Id
+             * @description Token id (to revoke it)
+             */
+            id: number;
+            /**
+             * Last Used At
+             * @description Its latest scrape, to the minute (null: never used)
+             */
+            last_used_at: string | null;
+            /**
+             * Name
+             * @description Which scraper uses it
+             */
+            name: string;
+            /**
+             * Token
+             * @description The token, shown this once (only its hash is kept): put it in Prometheus' credentials_file and scrape GET /api/metrics/prometheus with authorization type Bearer
+             */
+            token: string;
+        };
+        /** ScrapeTokenView */
+        ScrapeTokenView: {
+            /**
+             * Created At
+             * Format: date-time
+             * @description When it was created
+             */
+            created_at: string;
+            /**
+             * Created By
+             * @description The administrator who created it
+             */
+            created_by: string;
+            /**
+             * Id
+             * @description Token id (to revoke it)
+             */
+            id: number;
+            /**
+             * Last Used At
+             * @description Its latest scrape, to the minute (null: never used)
+             */
+            last_used_at: string | null;
+            /**
+             * Name
+             * @description Which scraper uses it
+             */
+            name: string;
+        };
+        /**
+         * SendResult
+         * @description How one channel's test send went.
+         */
+        SendResult: {
+            /**
+             * Channel
+             * @description the channel tried
+             * @enum {string}
+             */
+            channel: "smtp" | "syslog";
+            /**
+             * Error
+             * @description what went wrong (no secret in it)
+             */
+            error?: string | null;
+            /**
+             * Ok
+             * @description the server took the message
+             */
+            ok: boolean;
+        };
         /**
          * SizingInput
          * @description What the wizard knows about the desktop pool and the appliance.
@@ -3889,6 +4124,66 @@ export interface components {
              * @default 20
              */
             write_mib_s: number;
+        };
+        /**
+         * SmtpSettings
+         * @description Where alert mails go and how the api logs in to the mail server.
+         */
+        SmtpSettings: {
+            /**
+             * Enabled
+             * @description send alerts by e-mail
+             * @default false
+             */
+            enabled: boolean;
+            /**
+             * Host
+             * @description mail server (name or IP address)
+             * @default localhost
+             */
+            host: string;
+            /**
+             * Port
+             * @description mail server port: 587 with starttls, 465 with tls
+             * @default 587
+             */
+            port: number;
+            /**
+             * Recipients
+             * @description To addresses
+             */
+            recipients?: string[];
+            /**
+             * Security
+             * @description starttls: upgrade on 587; tls: TLS from the start (465); none: local relay
+             * @default starttls
+             * @enum {string}
+             */
+            security: "starttls" | "tls" | "none";
+            /**
+             * Sender
+             * @description From address
+             * @default arcvsa@localhost.localdomain
+             */
+            sender: string;
+            /**
+             * Subject Prefix
+             * @description put before every subject
+             * @default [arcvsa]
+             */
+            subject_prefix: string;
+            /**
+             * Username
+             * @description login; empty: none
+             * @default
+             */
+            username: string;
+            /**
+             * Verify Tls
+             * @description check the server's certificate against the system CAs
+             * @default true
+             */
+            verify_tls: boolean;
         };
         /** Snapshot */
         Snapshot: {
@@ -4017,6 +4312,37 @@ export interface components {
              * @description when the latest sample was taken (null: no sample yet)
              */
             t: string | null;
+        };
+        /**
+         * SyslogSettings
+         * @description The remote syslog server alerts go to (RFC 5424).
+         */
+        SyslogSettings: {
+            /**
+             * Enabled
+             * @description send alerts to the syslog server
+             * @default false
+             */
+            enabled: boolean;
+            /**
+             * Host
+             * @description syslog server (name or IP address)
+             * @default localhost
+             */
+            host: string;
+            /**
+             * Port
+             * @description syslog server port
+             * @default 514
+             */
+            port: number;
+            /**
+             * Transport
+             * @description udp (one datagram a message) or tcp
+             * @default udp
+             * @enum {string}
+             */
+            transport: "udp" | "tcp";
         };
         /**
          * Target
@@ -6248,6 +6574,316 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    prometheus_api_metrics_prometheus_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format 0.0.4 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_tokens_api_metrics_scrape_tokens_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrapeTokenView"][];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    create_token_api_metrics_scrape_tokens_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScrapeTokenCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScrapeTokenCreated"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    revoke_token_api_metrics_scrape_tokens__token_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_notifications_api_settings_notifications_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifySettings"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_notifications_api_settings_notifications_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NotifySettingsIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotifySettings"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    test_notifications_api_settings_notifications_test_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendResult"][];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -1,0 +1,38 @@
+"""/api/settings/notifications: where alerts are sent (e-mail, syslog), and a test send."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from api.deps import Db
+from api.errors import ErrorBody
+from api.notify import service
+from api.notify.schemas import NotifySettings, NotifySettingsIn, SendResult
+from api.secretbox import SecretBox
+
+router = APIRouter(prefix="/api/settings/notifications", tags=["settings"])
+
+REFUSED: dict[int | str, dict[str, object]] = {422: {"model": ErrorBody}}
+
+
+def _box(request: Request) -> SecretBox:
+    box: SecretBox = request.app.state.secretbox
+    return box
+
+
+@router.get("")
+def get_notifications(db: Db) -> NotifySettings:
+    """The notification settings; the SMTP password only as whether one is stored."""
+    return service.load(db)[0]
+
+
+@router.put("", responses=REFUSED)
+def put_notifications(body: NotifySettingsIn, db: Db, request: Request) -> NotifySettings:
+    """Replace the settings; alerts already raised are sent to a newly enabled channel on the next check."""
+    return service.save(db, _box(request), body)
+
+
+@router.post("/test")
+def test_notifications(db: Db, request: Request) -> list[SendResult]:
+    """Send a test message on every enabled channel now; each channel's outcome (empty: none enabled)."""
+    return service.send_test(db, _box(request))

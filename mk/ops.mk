@@ -1,0 +1,17 @@
+# Day-2 operations (issue 9): Prometheus metrics and the Grafana dashboard. Included by the Makefile
+# (-include mk/*.mk).
+#
+#   make ops-lab   a real Prometheus on the host scrapes the booted lab appliance with a scrape token and
+#                  answers the ARC hit ratio in PromQL (tests/lab/ops). Boots a VM: run it under the lab
+#                  lock (flock /tmp/arcvsa-lab.lock make ops-lab).
+#
+# Debian's prometheus package brings promtool (the unit tests run `promtool check metrics` on the
+# exposition) and the server the lab test starts. Its unit file is not used: the tests run the binaries.
+APT_PACKAGES += prometheus rsyslog
+
+OPS_PYTHON ?= .venv/bin/python
+
+.PHONY: ops-lab
+
+ops-lab: image
+	ARCVSA_LAB_REQUIRED=1 $(OPS_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops

@@ -1,0 +1,226 @@
+"""The soak's figures from what it recorded: latency per time window and its drift, the guest's memory
+trend, the api load's percentiles (wrk), and the verdict. Pure functions over text and numbers."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+DIRECTIONS = {0: "read", 1: "write"}
+WRK_PREFIX = "ARCVSA-WRK "
+
+
+class Limits(BaseModel):
+    """What the soak must stay within (the issue's targets and this file's reading of "stable")."""
+
+    # p99 of the last third of the run over the first third's (after the warm-up); "stable latency".
+    p99_drift: float = 1.5
+    # Memory outside the ARC may not grow by more than this from the first sample after the warm-up.
+    memory_growth_mib: float = 64.0
+    api_p99_ms: float = 200.0
+
+
+class Window(BaseModel):
+    """One direction's latencies in one time window."""
+
+    start_s: float
+    ios: int
+    p50_ms: float
+    p99_ms: float
+    max_ms: float
+
+
+def percentile(values: list[float], pct: float) -> float:
+    """Nearest-rank percentile of ``values`` (not sorted in place); 0 for none."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def read_lat_logs(paths: Iterable[Path]) -> dict[str, list[tuple[float, float]]]:
+    """fio per-I/O latency logs (``time ms, latency ns, direction, ...``) as (seconds, ms) per direction."""
+    out: dict[str, list[tuple[float, float]]] = {name: [] for name in DIRECTIONS.values()}
+    for path in paths:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                fields = line.split(",")
+                if len(fields) < 3:
+                    continue
+                direction = DIRECTIONS.get(int(fields[2]))
+                if direction is not None:
+                    out[direction].append((int(fields[0]) / 1000, int(fields[1]) / 1e6))
+    return out
+
+
+def windows(samples: list[tuple[float, float]], width_s: float) -> list[Window]:
+    """Latencies grouped into consecutive windows of ``width_s`` seconds (empty windows left out)."""
+    buckets: dict[int, list[float]] = {}
+    for at, ms in samples:
+        buckets.setdefault(int(at // width_s), []).append(ms)
+    return [
+        Window(
+            start_s=index * width_s,
+            ios=len(values),
+            p50_ms=round(percentile(values, 50), 2),
+            p99_ms=round(percentile(values, 99), 2),
+            max_ms=round(max(values), 2),
+        )
+        for index, values in sorted(buckets.items())
+    ]
+
+
+def drift(samples: list[tuple[float, float]], warmup_s: float, end_s: float) -> dict[str, float]:
+    """p50 and p99 of the first and last third of the measured span (after the warm-up), and their
+    ratios: latency that creeps up over the run shows as a ratio above 1."""
+    span = (end_s - warmup_s) / 3
+    first = [ms for at, ms in samples if warmup_s <= at < warmup_s + span]
+    last = [ms for at, ms in samples if end_s - span <= at <= end_s]
+    out = {
+        "first_p50_ms": percentile(first, 50),
+        "first_p99_ms": percentile(first, 99),
+        "last_p50_ms": percentile(last, 50),
+        "last_p99_ms": percentile(last, 99),
+    }
+    out["p50_ratio"] = out["last_p50_ms"] / out["first_p50_ms"] if out["first_p50_ms"] else 0.0
+    out["p99_ratio"] = out["last_p99_ms"] / out["first_p99_ms"] if out["first_p99_ms"] else 0.0
+    return {key: round(value, 3) for key, value in out.items()}
+
+
+def parse_keyed(text: str) -> dict[str, int]:
+    """``/proc/meminfo`` (kB → bytes) and ``arcstats`` (name, type, bytes) lines as one dict."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        fields = line.replace(":", " ").split()
+        if len(fields) == 3 and fields[2] == "kB" and fields[1].isdigit():
+            out[fields[0]] = int(fields[1]) * 1024
+        elif len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+            out[fields[0]] = int(fields[2])
+    return out
+
+
+def parse_rss(text: str) -> dict[str, int]:
+    """``ps -eo rss=,comm=`` as bytes per command name (processes of one name summed)."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        rss, _, comm = line.strip().partition(" ")
+        if rss.isdigit():
+            out[comm.strip()] = out.get(comm.strip(), 0) + int(rss) * 1024
+    return out
+
+
+def memory_sample(at_s: float, meminfo_arcstats: str, ps: str) -> dict[str, Any]:
+    """One sample of the guest's memory: totals, the ARC, memory used outside it, the largest processes."""
+    keyed = parse_keyed(meminfo_arcstats)
+    used = keyed["MemTotal"] - keyed["MemAvailable"]
+    rss = parse_rss(ps)
+    top = dict(sorted(rss.items(), key=lambda item: -item[1])[:5])
+    return {
+        "at_s": round(at_s, 1),
+        "mem_total": keyed["MemTotal"],
+        "mem_available": keyed["MemAvailable"],
+        "arc_size": keyed["size"],
+        "arc_c_max": keyed["c_max"],
+        "used_outside_arc": used - keyed["size"],
+        "rss_top": top,
+    }
+
+
+def arc_overflow_allowed(c_max: int) -> int:
+    """How far past its target OpenZFS lets the ARC run before allocations wait for eviction: 1.5 x
+    max(16 MiB, c / 2^zfs_arc_overflow_shift (8)), arc_is_overflowing()'s severe level (2.3). A pinned
+    ARC sits at its cap and within this; more would mean the cap is not holding."""
+    return (3 * max(16 << 20, c_max >> 8)) // 2
+
+
+def memory_trend(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
+    """Growth of memory used outside the ARC (first sample after the warm-up to the mean of the last
+    three), of each large process's RSS, and how far the ARC ever went past its maximum."""
+    measured = [s for s in samples if s["at_s"] >= warmup_s] or samples
+    if not measured:
+        return {"samples": 0}
+    first, tail = measured[0], measured[-3:]
+    mib = 1 << 20
+    growth = statistics.fmean(s["used_outside_arc"] for s in tail) - first["used_outside_arc"]
+    rss_growth = {
+        name: round((statistics.fmean(s["rss_top"].get(name, 0) for s in tail) - rss) / mib, 1)
+        for name, rss in first["rss_top"].items()
+    }
+    return {
+        "samples": len(samples),
+        "outside_arc_first_mib": round(first["used_outside_arc"] / mib, 1),
+        "outside_arc_growth_mib": round(growth / mib, 1),
+        "rss_growth_mib": rss_growth,
+        "arc_max_mib": round(max(s["arc_size"] for s in samples) / mib, 1),
+        "arc_c_max_mib": round(first["arc_c_max"] / mib, 1),
+        "arc_over_max_mib": round(max(s["arc_size"] - s["arc_c_max"] for s in samples) / mib, 1),
+        "arc_overflow_allowed_mib": round(arc_overflow_allowed(first["arc_c_max"]) / mib, 1),
+    }
+
+
+def parse_wrk(stdout: str) -> dict[str, Any]:
+    """The JSON line reliability/wrk_api.lua's done() prints; ValueError when wrk printed none."""
+    for line in stdout.splitlines():
+        if line.startswith(WRK_PREFIX):
+            data: dict[str, Any] = json.loads(line[len(WRK_PREFIX) :])
+            for key in [k for k in data if k.endswith("_us")]:
+                data[key.removesuffix("_us") + "_ms"] = round(data.pop(key) / 1000, 2)
+            data["errors"] = sum(data[k] for k in ("connect", "read", "write", "status", "timeout"))
+            return data
+    raise ValueError(f"wrk printed no {WRK_PREFIX.strip()} line: {stdout[-500:]!r}")
+
+
+def api_figures(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One wrk per path: totals, and the worst path's percentiles (at least the mix's own)."""
+    return {
+        "paths": per_path,
+        "requests": sum(p["requests"] for p in per_path.values()),
+        "errors": sum(p["errors"] for p in per_path.values()),
+        "p50_ms": max(p["p50_ms"] for p in per_path.values()),
+        "p90_ms": max(p["p90_ms"] for p in per_path.values()),
+        "p99_ms": max(p["p99_ms"] for p in per_path.values()),
+    }
+
+
+def verdict(figures: dict[str, Any], limits: Limits) -> list[str]:
+    """What the soak failed (empty when it passed)."""
+    failed: list[str] = []
+    if figures.get("fio_error"):
+        failed.append(f"fio: {figures['fio_error']}")
+    if figures.get("io_errors"):
+        failed.append(f"{figures['io_errors']} I/O errors")
+    for direction, d in figures.get("drift", {}).items():
+        if d["p99_ratio"] > limits.p99_drift:
+            failed.append(f"{direction} p99 drifted x{d['p99_ratio']} (limit x{limits.p99_drift})")
+    memory = figures.get("memory", {})
+    if not memory.get("samples"):
+        failed.append("no memory samples")
+    else:
+        if memory["arc_over_max_mib"] > memory["arc_overflow_allowed_mib"]:
+            failed.append(
+                f"the ARC went {memory['arc_over_max_mib']} MiB past its maximum "
+                f"(OpenZFS allows {memory['arc_overflow_allowed_mib']} MiB)"
+            )
+        if memory["outside_arc_growth_mib"] > limits.memory_growth_mib:
+            failed.append(f"memory outside the ARC grew {memory['outside_arc_growth_mib']} MiB")
+    api = figures.get("api") or {}
+    if not api:
+        failed.append("no api load figures")
+    else:
+        if api["errors"]:
+            failed.append(f"{api['errors']} api errors under load")
+        if api["p99_ms"] >= limits.api_p99_ms:
+            failed.append(f"api p99 {api['p99_ms']} ms (limit {limits.api_p99_ms} ms)")
+    sync = figures.get("sync_writer") or {}
+    if sync.get("lost") or sync.get("errors"):
+        failed.append(f"sync writer: lost {sync.get('lost')}, errors {sync.get('errors')}")
+    if figures.get("pool_state", "ONLINE") != "ONLINE":
+        failed.append(f"pool {figures['pool_state']} after the soak")
+    return failed

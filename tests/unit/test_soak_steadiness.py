@@ -1,0 +1,111 @@
+"""The soak's figures (reliability.steadiness) on hand-made fio logs, /proc text, ps and wrk output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reliability import steadiness
+
+MEMINFO = "MemTotal:        2000000 kB\nMemFree:          100000 kB\nMemAvailable:     800000 kB\n"
+ARCSTATS = "13 1 0x01 147 39984 1 2\nname  type  data\nhits  4  1000\nsize  4  {size}\nc_max  4  786432000\n"
+
+
+def sample(at: float, size: int, ps: str = "51200 ganesha.nfsd\n20480 python3\n10240 python3\n") -> dict:
+    return steadiness.memory_sample(at, MEMINFO + ARCSTATS.format(size=size), ps)
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [float(v) for v in range(1, 101)]
+    assert steadiness.percentile(values, 50) == 50
+    assert steadiness.percentile(values, 99) == 99
+    assert steadiness.percentile(values, 100) == 100
+    assert steadiness.percentile([], 99) == 0
+
+
+def test_lat_logs_split_by_direction_in_seconds_and_ms(tmp_path: Path) -> None:
+    log = tmp_path / "soak_lat.1.log"
+    log.write_text("1000, 2000000, 0, 16384, 0, 0\n2500, 5000000, 1, 4096, 0, 0\n2600, 1, 2, 4096, 0, 0\n")
+    read = steadiness.read_lat_logs([log])
+    assert read == {"read": [(1.0, 2.0)], "write": [(2.5, 5.0)]}  # trims (2) ignored
+
+
+def test_windows_and_drift_show_latency_that_creeps_up() -> None:
+    flat = [(t / 10, 2.0) for t in range(0, 600)]
+    creeping = [(t / 10, 2.0 + t / 100) for t in range(0, 600)]
+    assert steadiness.drift(flat, 10, 60)["p99_ratio"] == 1.0
+    assert steadiness.drift(creeping, 10, 60)["p99_ratio"] > 1.5
+    windows = steadiness.windows(creeping, 20)
+    assert [w.start_s for w in windows] == [0, 20, 40]
+    assert windows[0].ios == 200 and windows[2].p99_ms > windows[0].p99_ms
+
+
+def test_memory_sample_reads_meminfo_arcstats_and_ps() -> None:
+    s = sample(30, 500 << 20)
+    assert s["mem_total"] == 2000000 * 1024
+    assert s["used_outside_arc"] == (2000000 - 800000) * 1024 - (500 << 20)
+    assert s["arc_c_max"] == 786432000
+    assert s["rss_top"]["python3"] == 30720 * 1024  # processes of one name summed
+
+
+def test_memory_trend_measures_growth_after_the_warmup() -> None:
+    samples = [sample(0, 900 << 20)] + [sample(t, 500 << 20) for t in (60, 90, 120, 150)]
+    trend = steadiness.memory_trend(samples, warmup_s=60)
+    assert trend["outside_arc_growth_mib"] == 0
+    assert trend["arc_over_max_mib"] == 150.0  # the first sample's 900 MiB passed c_max (750 MiB)
+    assert trend["arc_overflow_allowed_mib"] == 24.0  # 1.5 x 16 MiB
+    growing = [sample(t, (500 << 20) - (t << 20)) for t in (60, 90, 120, 150)]
+    assert steadiness.memory_trend(growing, 60)["outside_arc_growth_mib"] == pytest.approx(
+        60, abs=1
+    )  # mean of the last three (120) - 60
+
+
+def test_wrk_line_parsed_and_its_errors_summed() -> None:
+    out = (
+        "Running 10s test @ https://127.0.0.1:1\n"
+        'ARCVSA-WRK {"requests":100,"duration_us":10000000,"p50_us":12000,"p90_us":30000,"p99_us":150000,'
+        '"p999_us":190000,"max_us":250000,"connect":0,"read":0,"write":0,"status":2,"timeout":1}\n'
+    )
+    api = steadiness.parse_wrk(out)
+    assert api["p99_ms"] == 150.0 and api["requests"] == 100 and api["errors"] == 3
+    with pytest.raises(ValueError, match="ARCVSA-WRK"):
+        steadiness.parse_wrk("Running 10s test\n")
+
+
+def good() -> dict:
+    return {
+        "io_errors": 0,
+        "drift": {"write": {"p99_ratio": 1.1}},
+        "memory": steadiness.memory_trend([sample(t, 500 << 20) for t in (0, 30, 60)], 0),
+        "api": {"errors": 0, "p99_ms": 120.0},
+        "sync_writer": {"acked": 10, "lost": 0, "errors": []},
+        "pool_state": "ONLINE",
+    }
+
+
+def test_verdict_passes_a_good_soak_and_names_each_failure() -> None:
+    limits = steadiness.Limits()
+    assert steadiness.verdict(good(), limits) == []
+    bad = good() | {"io_errors": 3, "pool_state": "SUSPENDED"}
+    bad["drift"] = {"write": {"p99_ratio": 2.0}}
+    bad["api"] = {"errors": 1, "p99_ms": 250.0}
+    bad["memory"] = steadiness.memory_trend([sample(0, 800 << 20)], 0)  # 50 MiB past c_max
+    bad["sync_writer"] = {"lost": 1, "errors": []}
+    failed = steadiness.verdict(bad, limits)
+    assert len(failed) == 7, failed
+    assert any("p99 drifted" in f for f in failed) and any("api p99" in f for f in failed)
+    assert steadiness.verdict(good() | {"api": None}, limits) == ["no api load figures"]
+
+
+def test_api_figures_take_the_worst_path() -> None:
+    fast = {"requests": 90, "errors": 0, "p50_ms": 5.0, "p90_ms": 9.0, "p99_ms": 20.0}
+    slow = {"requests": 10, "errors": 1, "p50_ms": 80.0, "p90_ms": 150.0, "p99_ms": 300.0}
+    api = steadiness.api_figures({"/api/health": fast, "/api/storage/pools": slow})
+    assert api["requests"] == 100 and api["errors"] == 1
+    assert api["p99_ms"] == 300.0 and api["p50_ms"] == 80.0
+
+
+def test_arc_overflow_allowance_follows_openzfs() -> None:
+    assert steadiness.arc_overflow_allowed(768 << 20) == 24 << 20  # 16 MiB floor
+    assert steadiness.arc_overflow_allowed(16 << 30) == 96 << 20  # c / 256 = 64 MiB, x 1.5
