@@ -11,7 +11,7 @@ from fastapi import Depends, FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 
-from api import db, errors, health, web_assets
+from api import VERSION, db, errors, health, web_assets
 from api.alerts import routes as alert_routes
 from api.appliance import routes as appliance_routes
 from api.appliance import service as appliance_service
@@ -81,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The schema is served behind login like every route (below); no CDN-backed docs pages.
     app = FastAPI(
         title="arcvsa",
-        version=_version(),
+        version=VERSION,
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
@@ -92,7 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.secretbox = SecretBox(settings.key_file)
     app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
     # The one way to the storage tools (zpool, zfs, ...); tests replace it with recorded outputs.
-    app.state.storage_gateway = Gateway()
+    app.state.storage_gateway = Gateway(reads_fresh_for=settings.reads_fresh_for)
     app.state.storage_files = LocalFiles(Path("/"))
     app.state.jobs = deployment_service.job_runner(app.state)
     app.state.calibrations = calibration_service.Runner(factory)
@@ -141,12 +141,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     async with metric_sampler.lifespan(app), notify_checker.lifespan(app):
         yield
-
-
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("arcvsa")
 
 
 def _serve_web(app: FastAPI, dist: Path) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
+from api import VERSION
 from api.appliance import service
 from api.appliance.schemas import FirstBoot
 from api.deps import AppSettings
@@ -26,4 +25,4 @@ class Health(BaseModel):
 @router.get("/health")
 def health(settings: AppSettings) -> Health:
     """Liveness and first-boot outcome; needs no login."""
-    return Health(status="ok", version=version("arcvsa"), firstboot=service.firstboot(settings))
+    return Health(status="ok", version=VERSION, firstboot=service.firstboot(settings))

@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     alerts_check_seconds: float = Field(
         default=60.0, ge=1, le=3600, description="Seconds between two alert checks for notifications"
     )
+    reads_fresh_for: float = Field(
+        default=2.0,
+        ge=0,
+        le=60,
+        description="Seconds an answer of zpool/zfs/ganesha reads is shared by concurrent requests (0: never)",
+    )
     metrics_keep: int = Field(
         default=8640, ge=2, description="Metric samples kept; older ones are pruned (8640 = 24 h at 10 s)"
     )

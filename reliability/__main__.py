@@ -16,16 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from reliability.powercut import Options, execute
+from reliability.table import table
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def table(rows: list[list[str]]) -> str:
-    """Rows as aligned columns, the first row a header."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths))
-    return "\n".join(lines)
 
 
 def cycle_survived(cycle: dict[str, Any]) -> bool:
@@ -48,17 +41,28 @@ def report(data: dict[str, Any]) -> tuple[str, bool]:
     """The tables of a run and whether it passed."""
     cycles: list[dict[str, Any]] = data["cycles"]
     restarts: list[dict[str, Any]] = data["restarts"]
-    rows = [["pool", "SLOG", "writer (stable_how)", "power-cut cycles", "acked writes verified", "lost"]]
-    totals = [0, 0]
+    rows = [
+        [
+            "pool",
+            "SLOG",
+            "writer (stable_how)",
+            "power-cut cycles",
+            "acked writes verified",
+            "torn unacked",
+            "lost",
+        ]
+    ]
+    totals = [0, 0, 0]
     for name, info in data.get("writers", {}).items():
         verified = sum(c["acked_this_cycle"][name] for c in cycles)
+        # Slots where an unacknowledged write lies partly over the acknowledged one (ledger.py's rule)
+        torn = sum(c["verdicts"][name].get("torn_unacked_present", 0) for c in cycles)
         lost = sum(len(c["verdicts"][name]["lost"]) for c in cycles)
-        totals[0] += verified
-        totals[1] += lost
+        totals = [totals[0] + verified, totals[1] + torn, totals[2] + lost]
         how = "FILE_SYNC" if info["mode"] == "sync" else "UNSTABLE+COMMIT"
         slog = "yes" if info["slog"] else "no"
-        rows.append([info["pool"], slog, how, str(len(cycles)), str(verified), str(lost)])
-    rows.append(["all", "", "", str(len(cycles)), str(totals[0]), str(totals[1])])
+        rows.append([info["pool"], slog, how, str(len(cycles)), str(verified), str(torn), str(lost)])
+    rows.append(["all", "", "", str(len(cycles)), *(str(t) for t in totals)])
     faults = [["fault", "injected", "survived"]]
     for mode, label in (
         ("random", "power cut (SIGKILL qemu) at a random moment"),

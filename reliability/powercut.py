@@ -322,7 +322,10 @@ def start_writers(lab: Lab, specs: list[tuple[PoolSpec, WriterSpec]]) -> list[Wr
 
 def check_all(lab: Lab, specs: list[tuple[PoolSpec, WriterSpec]]) -> dict[str, Verdict]:
     """Every writer's file read back and checked against its log."""
-    return {spec.name: verify(read_ledger(spec.log), lab.read_back(pool, spec.file)) for pool, spec in specs}
+    return {
+        spec.name: verify(read_ledger(spec.log), lab.read_back(pool, spec.file), spec.content)
+        for pool, spec in specs
+    }
 
 
 class ConsoleTail:

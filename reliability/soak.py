@@ -34,9 +34,9 @@ from bench import job, toolchain
 from bench.workload import Phase
 from lab.process import CommandError
 from reliability import steadiness
-from reliability.__main__ import table
 from reliability.ledger import read_ledger, verify
 from reliability.powercut import HOST, LUN0, LUN1, SLOG, Lab, Options, PoolSpec, say
+from reliability.table import table
 from reliability.writer import Writer, WriterSpec, build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -112,7 +112,7 @@ def make_storage(lab: Lab, options: SoakOptions) -> dict[str, Any]:
 
 
 class MemorySampler(threading.Thread):
-    """The guest's /proc/meminfo, arcstats and ps every ``every`` seconds until stopped."""
+    """The guest's /proc/meminfo, arcstats, /proc/stat and ps every ``every`` seconds until stopped."""
 
     def __init__(self, lab: Lab, every: float) -> None:
         super().__init__(daemon=True)
@@ -127,8 +127,12 @@ class MemorySampler(threading.Thread):
             try:
                 keyed = self.lab.vm.ssh(["cat", "/proc/meminfo", "/proc/spl/kstat/zfs/arcstats"], timeout=60)
                 ps = self.lab.vm.ssh(["ps", "-eo", "rss=,comm="], timeout=60)
+                stat = self.lab.vm.ssh(["cat", "/proc/stat"], timeout=60)
+                times = self.lab.vm.ssh(["ps", "-eo", "times=,comm="], timeout=60)
                 at = time.monotonic() - self.started_at
-                self.samples.append(steadiness.memory_sample(at, keyed, ps))
+                sample = steadiness.memory_sample(at, keyed, ps)
+                sample["cpu"] = steadiness.cpu_sample(stat, times)
+                self.samples.append(sample)
             except (
                 CommandError,
                 KeyError,
@@ -291,7 +295,7 @@ def soak(
         sampler.join(timeout=120)
     out["api" if isinstance(api, dict) else "api_error"] = api
     ledger = read_ledger(spec.log)
-    verdict = verify(ledger, lab.read_back(POOL, spec.file))
+    verdict = verify(ledger, lab.read_back(POOL, spec.file), spec.content)
     out["sync_writer"] = {
         "acked": len(ledger.acked),
         "lost": len(verdict.lost),
@@ -301,6 +305,7 @@ def soak(
     out["memory_samples"] = sampler.samples
     out["memory_sample_failures"] = sampler.failures
     out["memory"] = steadiness.memory_trend(sampler.samples, options.warmup_s)
+    out["guest_cpu"] = steadiness.cpu_use(sampler.samples, options.warmup_s)
     lat = steadiness.read_lat_logs(sorted(logs.glob("soak_lat.*.log")))
     out["latency"] = {}
     out["drift"] = {}
@@ -352,6 +357,11 @@ def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, lis
         rows.append(["memory outside ARC, growth (MiB)", growth, f"≤ {limits.memory_growth_mib}"])
         top = ", ".join(f"{n} {g:+}" for n, g in memory["rss_growth_mib"].items())
         rows.append(["largest processes' RSS growth (MiB)", top, ""])
+    cpu = figures.get("guest_cpu") or {}
+    if cpu:
+        busiest = ", ".join(f"{n} {v}" for n, v in cpu["by_command_pct"].items())
+        rows.append([f"guest CPU busy, {cpu['cpus']} vCPUs (%)", str(cpu["busy_pct"]), ""])
+        rows.append(["  by command (%)", f"{busiest}, short-lived {cpu['short_lived_pct']}", ""])
     idle = figures.get("api_idle")
     api = figures.get("api") or {}
     if api:

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 
 DIRECTIONS = {0: "read", 1: "write"}
+USER_HZ = 100  # /proc/stat's unit (sysconf(_SC_CLK_TCK) on Linux)
 WRK_PREFIX = "ARCVSA-WRK "
 
 
@@ -130,6 +131,49 @@ def memory_sample(at_s: float, meminfo_arcstats: str, ps: str) -> dict[str, Any]
         "arc_c_max": keyed["c_max"],
         "used_outside_arc": used - keyed["size"],
         "rss_top": top,
+    }
+
+
+def cpu_sample(proc_stat: str, ps_times: str) -> dict[str, Any]:
+    """The guest's CPU counters: /proc/stat's busy and total jiffies (all CPUs), and ``ps -eo times=,comm=``
+    as CPU seconds per command (kernel threads' ``name/N`` summed under ``name``)."""
+    cpus, busy, total = 0, 0, 0
+    for line in proc_stat.splitlines():
+        words = line.split()
+        if words and words[0] == "cpu":
+            ticks = [int(w) for w in words[1:9]]  # user nice system idle iowait irq softirq steal
+            total, busy = sum(ticks), sum(ticks) - ticks[3] - ticks[4]
+        elif words and words[0].startswith("cpu"):
+            cpus += 1
+    seconds: dict[str, int] = {}
+    for line in ps_times.splitlines():
+        used, _, comm = line.strip().partition(" ")
+        if used.isdigit():
+            name = comm.strip().split("/")[0]
+            seconds[name] = seconds.get(name, 0) + int(used)
+    return {"cpus": cpus, "busy_jiffies": busy, "total_jiffies": total, "seconds": seconds}
+
+
+def cpu_use(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
+    """Where the guest's CPU went from the first sample after the warm-up to the last, in percent of all
+    its CPUs: busy, the busiest commands, and processes too short-lived for ps to see (zpool, zfs, ...)."""
+    measured = [s for s in samples if s["at_s"] >= warmup_s and "cpu" in s]
+    if len(measured) < 2:
+        return {}
+    first, last = measured[0]["cpu"], measured[-1]["cpu"]
+    span_s = (last["total_jiffies"] - first["total_jiffies"]) / USER_HZ / max(1, last["cpus"])
+    if span_s <= 0:
+        return {}
+    all_cpu_s = span_s * max(1, last["cpus"])
+    busy = (last["busy_jiffies"] - first["busy_jiffies"]) / USER_HZ
+    used = {n: s - first["seconds"].get(n, 0) for n, s in last["seconds"].items()}
+    top = sorted(used.items(), key=lambda item: -item[1])[:8]
+    return {
+        "cpus": last["cpus"],
+        "seconds": round(span_s),
+        "busy_pct": round(100 * busy / all_cpu_s, 1),
+        "by_command_pct": {n: round(100 * s / all_cpu_s, 1) for n, s in top if s > 0},
+        "short_lived_pct": round(100 * max(0.0, busy - sum(max(0, s) for s in used.values())) / all_cpu_s, 1),
     }
 
 

@@ -5,20 +5,23 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from lab.process import run
-from reliability.ledger import read_ledger
+from reliability.ledger import Write, read_ledger
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "tools" / "nfswriter" / "nfswriter.c"
 BINARY = REPO / "build" / "nfswriter" / "nfswriter"
 # One block per write: a 16 KiB block at a 16 KiB-aligned offset is one record of the dataset
-# (recordsize=16K, the stateless-linked profile), so ZFS writes it whole or not at all.
+# (recordsize=16K, the stateless-linked profile). A transaction group writes it whole or not at all,
+# but the ZIL may split a write across log blocks: replay can leave part of one nobody acknowledged.
 BLOCK_SIZE = 16384
+MASK64 = (1 << 64) - 1
 BLOCKS = 512  # an 8 MiB file per writer: small enough to read back every cycle
 TIMEOUT_MS = 60_000  # the NFS timeout: a write or COMMIT unanswered for this long is an error
 
@@ -47,6 +50,31 @@ class WriterSpec:
     log: Path
     seed: int
     rate: int = 0  # writes per second (0: as fast as the server answers)
+
+    def content(self, write: Write) -> bytes:
+        """The bytes this writer sent in ``write`` (nfswriter.c's fill_block, regenerated)."""
+        return fill_block(self.seed, write.seq, write.offset, write.length)
+
+
+def _splitmix(state: int) -> tuple[int, int]:
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def fill_block(seed: int, seq: int, offset: int, size: int) -> bytes:
+    """Write ``seq``'s data exactly as tools/nfswriter/nfswriter.c makes it (header, then splitmix64)."""
+    state = (seed ^ (seq * 0xD1342543DE82EF95)) & MASK64
+    words = []
+    for _ in range(size // 8):
+        state, value = _splitmix(state)
+        words.append(value)
+    data = bytearray(struct.pack(f"<{len(words)}Q", *words).ljust(size, b"\0"))
+    header = f"arcvsa-nfswriter seq={seq:020d} offset={offset:020d}\n".encode()[:size]
+    data[: len(header)] = header
+    return bytes(data)
 
 
 class Writer:

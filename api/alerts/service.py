@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from api.alerts.capacity import capacity_alert, listing
+from api.alerts.capacity import capacity_alert
 from api.alerts.certificate import certificate_alert
 from api.alerts.samples import ARC_LOOKBACK, arc_alert, lun_alerts
 from api.alerts.schemas import Alert
@@ -29,12 +29,17 @@ ROLE_NAMES = {"log": "SLOG", "cache": "L2ARC", "spare": "spare", "data": "LUN"}
 
 
 def current(
-    gw: Gateway, db: Session | None = None, data_dir: Path | None = None, now: dt.datetime | None = None
+    gw: Gateway,
+    db: Session | None = None,
+    data_dir: Path | None = None,
+    now: dt.datetime | None = None,
+    spaces: list[pools.PoolSpace] | None = None,
 ) -> list[Alert]:
-    """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``."""
+    """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``.
+    ``spaces``: the pools' ``zpool list`` when the caller has just read it (a scrape), else read here."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
-    for space in listing(gw):
+    for space in pools.space(gw) if spaces is None else spaces:
         name = space.name
         if (full := capacity_alert(space)) is not None:
             found.append(full)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import socket
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from api import VERSION
 from api.appliance.schemas import ApplianceInfo, Build, FirstBoot
 from api.settings import Settings
 
@@ -38,7 +38,7 @@ def info(settings: Settings) -> ApplianceInfo:
     config = _json(settings.appliance_config) or {}
     build = _json(settings.build_manifest)
     return ApplianceInfo(
-        version=version("arcvsa"),
+        version=VERSION,
         hostname=socket.gethostname(),
         role=config.get("role"),
         nfs_backend=config.get("nfs_backend"),

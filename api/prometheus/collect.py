@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy.orm import Session
 
@@ -26,12 +24,11 @@ from api.alerts.schemas import Alert
 from api.metrics import store
 from api.metrics.schemas import Sample
 from api.prometheus.exposition import Family
-from appliance.control import metrics, zjson
+from appliance.control import metrics, pools
 from appliance.control.errors import ControlError
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.metrics import Arc
-from appliance.control.pools import RULES as POOL_RULES
 
 log = logging.getLogger(__name__)
 
@@ -39,42 +36,6 @@ log = logging.getLogger(__name__)
 # panel can show each and PromQL can ask `arcvsa_pool_health{state!="ONLINE"} == 1`.
 POOL_STATES = ("ONLINE", "DEGRADED", "FAULTED", "OFFLINE", "UNAVAIL", "REMOVED", "SUSPENDED")
 SEVERITIES = ("critical", "warning")
-
-
-@dataclass(frozen=True)
-class PoolSpace:
-    """One pool's line of ``zpool list``."""
-
-    name: str
-    size: int
-    allocated: int
-    free: int
-    health: str
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def pool_space(gw: Gateway) -> list[PoolSpace]:
-    """Space and health of every imported pool, from one ``zpool list``."""
-    stdout = gw.run(["zpool", "list", "-j", "--json-int"], rules=POOL_RULES).stdout
-    if not stdout.strip():
-        return []  # 2.3.9 prints nothing when no pool is imported
-    out = []
-    for name, raw in sorted(zjson.load(stdout, "zpool list").get("pools", {}).items()):
-        props = zjson.values(raw.get("properties", {}))
-        health = props.get("health") or raw.get("state") or "UNKNOWN"
-        out.append(
-            PoolSpace(
-                name=name,
-                size=_int(props.get("size")),
-                allocated=_int(props.get("allocated")),
-                free=_int(props.get("free")),
-                health=str(health),
-            )
-        )
-    return out
 
 
 def arc_families(arc: Arc) -> list[Family]:
@@ -176,7 +137,7 @@ def _datasets(sample: Sample) -> list[Family]:
     return [used, logical, ratio]
 
 
-def pool_families(found: list[PoolSpace]) -> list[Family]:
+def pool_families(found: list[pools.PoolSpace]) -> list[Family]:
     size = Family("arcvsa_pool_size_bytes", "gauge", "A pool's size (zpool list size)")
     allocated = Family("arcvsa_pool_allocated_bytes", "gauge", "Bytes allocated in a pool")
     free = Family("arcvsa_pool_free_bytes", "gauge", "Bytes free in a pool")
@@ -218,10 +179,16 @@ def collect(gw: Gateway, files: Files, db: Session, version: str) -> list[Family
     out = [build, success]
     latest = store.latest(db, 1)
     sample = latest[-1] if latest else None
+    listed: list[list[pools.PoolSpace]] = []  # the pools' one zpool list, for the alerts too
+
+    def read_pools() -> list[Family]:
+        listed.append(pools.space(gw))
+        return pool_families(listed[0])
+
     sources: list[tuple[str, Callable[[], list[Family]]]] = [
         ("arc", lambda: arc_families(metrics.arc(files))),
-        ("pools", lambda: pool_families(pool_space(gw))),
-        ("alerts", lambda: alert_families(alerts.current(gw, db))),
+        ("pools", read_pools),
+        ("alerts", lambda: alert_families(alerts.current(gw, db, spaces=listed[0] if listed else None))),
     ]
     for name, read in sources:
         try:

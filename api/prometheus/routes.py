@@ -6,11 +6,10 @@ routes behind the login check like every other route, so a scrape token cannot m
 
 from __future__ import annotations
 
-from importlib.metadata import version
-
 from fastapi import APIRouter, Response, status
 from fastapi.responses import PlainTextResponse
 
+from api import VERSION
 from api.deps import CurrentUser, Db
 from api.errors import ErrorBody
 from api.prometheus import collect, exposition, tokens
@@ -32,7 +31,7 @@ def prometheus(db: Db, gw: Gw, fs: Fs) -> Response:
     Send a scrape token (POST /api/metrics/scrape-tokens) or a session's token as a Bearer token. A
     source that cannot be read is left out and shown in arcvsa_collector_success.
     """
-    text = exposition.render(collect.collect(gw, fs, db, version("arcvsa")))
+    text = exposition.render(collect.collect(gw, fs, db, VERSION))
     return Response(text, media_type=exposition.CONTENT_TYPE)
 
 

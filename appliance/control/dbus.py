@@ -17,11 +17,24 @@ SCALAR = re.compile(r"(\w+) (.*)")
 
 
 def call(
-    gw: Gateway, dest: str, path: str, method: str, *args: str, rules: Rules = (), timeout: float = 30.0
+    gw: Gateway,
+    dest: str,
+    path: str,
+    method: str,
+    *args: str,
+    rules: Rules = (),
+    timeout: float = 30.0,
+    read: bool = False,
 ) -> list[Any]:
-    """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values."""
+    """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values.
+
+    ``read``: the method changes nothing, so its answer may be shared (Gateway.read).
+    """
     argv = ["dbus-send", "--system", "--print-reply", f"--dest={dest}", path, method, *args]
-    return parse(gw.run(argv, rules=rules, timeout=timeout).stdout)
+    result = (
+        gw.read(argv, rules=rules, timeout=timeout) if read else gw.run(argv, rules=rules, timeout=timeout)
+    )
+    return parse(result.stdout)
 
 
 def _scalar(kind: str, raw: str) -> Any:

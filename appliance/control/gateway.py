@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from appliance.control.errors import CommandFailed, CommandTimeout, ControlError, ToolMissing
+from appliance.control.readcache import ReadCache
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -69,9 +70,24 @@ Rules = Sequence[tuple[str, type[ControlError]]]
 class Gateway:
     """Checks argv, runs it through a Runner, translates failures by the caller's rules."""
 
-    def __init__(self, runner: Runner | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
+    def __init__(
+        self, runner: Runner | None = None, *, timeout: float = DEFAULT_TIMEOUT, reads_fresh_for: float = 0.0
+    ) -> None:
         self.runner = runner or SubprocessRunner()
         self.timeout = timeout
+        self.reads = ReadCache(reads_fresh_for)
+
+    def read(
+        self,
+        argv: Sequence[str],
+        *,
+        rules: Rules = (),
+        timeout: float | None = None,
+        ok_codes: tuple[int, ...] = (0,),
+    ) -> Result:
+        """:meth:`run` for a command that changes nothing: its answer is shared (see readcache)."""
+        key = (tuple(argv), tuple(rules), ok_codes)
+        return self.reads.get(key, lambda: self._execute(argv, rules, timeout, None, ok_codes, ()))
 
     def run(
         self,
@@ -86,7 +102,23 @@ class Gateway:
         """Run argv; return its Result when its exit code is in ``ok_codes``, else raise a typed error.
 
         ``secrets`` are masked in the error (argv and stderr), which ends up in logs and api answers.
+        Shared read answers end before and after: the command may change what they said.
         """
+        self.reads.invalidate()
+        try:
+            return self._execute(argv, rules, timeout, input_text, ok_codes, secrets)
+        finally:
+            self.reads.invalidate()
+
+    def _execute(
+        self,
+        argv: Sequence[str],
+        rules: Rules,
+        timeout: float | None,
+        input_text: str | None,
+        ok_codes: tuple[int, ...],
+        secrets: Sequence[str],
+    ) -> Result:
         if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
             raise TypeError(f"argv must be a non-empty list of strings, not {argv!r}")
         if any("\0" in a for a in argv):

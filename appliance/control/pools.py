@@ -235,14 +235,49 @@ def parse_status(stdout: str, pool: str) -> PoolHealth:
 def status(gw: Gateway, pool: str) -> PoolHealth:
     """Health of one pool."""
     return parse_status(
-        gw.run(["zpool", "status", "-j", "--json-int", names.pool(pool)], rules=RULES).stdout, pool
+        gw.read(["zpool", "status", "-j", "--json-int", names.pool(pool)], rules=RULES).stdout, pool
     )
+
+
+class PoolSpace(BaseModel):
+    """One pool's line of ``zpool list``: its space and health."""
+
+    name: str = Field(description="pool name")
+    size: int = Field(0, description="bytes in the pool (0 when the pool cannot say)")
+    allocated: int = Field(0, description="bytes allocated")
+    free: int = Field(0, description="bytes free")
+    health: str = Field("UNKNOWN", description="zpool's health (SUSPENDED for a pool whose I/O failed)")
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.allocated / self.size if self.size else 0.0
+
+
+def space(gw: Gateway) -> list[PoolSpace]:
+    """Every imported pool's space and health from one ``zpool list``, sorted by name."""
+    stdout = gw.read(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout
+    if not stdout.strip():
+        return []  # 2.3.9 prints nothing at all, not an empty "pools", when no pool is imported
+    out = []
+    for name, raw in sorted(zjson.load(stdout, "zpool list").get("pools", {}).items()):
+        props = zjson.values(raw.get("properties", {}))
+        out.append(
+            PoolSpace(
+                name=name,
+                size=_count(props.get("size")),
+                allocated=_count(props.get("allocated")),
+                free=_count(props.get("free")),
+                health=str(props.get("health") or raw.get("state") or "UNKNOWN"),
+            )
+        )
+    return out
+
+
+def _count(value: Any) -> int:
+    """A byte count; 0 when the pool cannot say (a faulted pool prints '-')."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def list_names(gw: Gateway) -> list[str]:
     """Names of the imported pools."""
-    stdout = gw.run(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout
-    if not stdout.strip():
-        return []  # 2.3.9 prints nothing at all, not an empty "pools", when no pool is imported
-    data = zjson.load(stdout, "zpool list")
-    return sorted(data.get("pools", {}))
+    return [p.name for p in space(gw)]

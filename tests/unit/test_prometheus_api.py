@@ -27,12 +27,12 @@ from test_prometheus_exposition import promtool_check
 from api.alerts.service import pool_alerts
 from api.metrics import sampler, series, store
 from api.metrics.schemas import Sample
-from api.prometheus.collect import PoolSpace, alert_families, pool_families, sample_families
+from api.prometheus.collect import alert_families, pool_families, sample_families
 from api.prometheus.exposition import render
 from appliance.control import metrics
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
-from appliance.control.pools import parse_status
+from appliance.control.pools import PoolSpace, parse_status
 
 URL = "/api/metrics/prometheus"
 ZPOOL_LIST = ["zpool", "list", "-j", "--json-int"]
@@ -97,7 +97,7 @@ def test_a_scrape_shows_the_recorded_appliance(appliance: tuple[TestClient, Repl
     assert r.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
     assert promtool_check(r.text) == ""
     # live: pool space (zpool list) and the alerts (zpool list, status); LUN and NFS figures from the row
-    assert runner.calls[sampled:] == [ZPOOL_LIST, ZPOOL_LIST, ZPOOL_STATUS]
+    assert runner.calls[sampled:] == [ZPOOL_LIST, ZPOOL_STATUS]  # one zpool list for pools and alerts
     found = parse(r.text)
     for source in ("arc", "pools", "alerts", "sample"):
         assert value(found, "arcvsa_collector_success", collector=source) == 1
@@ -178,8 +178,8 @@ def test_faults_show_as_health_and_alert_gauges() -> None:
     ]
     degraded = healthy.model_copy(update={"state": "DEGRADED", "vdevs": vdevs})
     pools = [
-        PoolSpace("tank", 4 << 30, 1 << 30, 3 << 30, "DEGRADED"),
-        PoolSpace("cold", 1, 0, 1, "SUSPENDED"),
+        PoolSpace(name="tank", size=4 << 30, allocated=1 << 30, free=3 << 30, health="DEGRADED"),
+        PoolSpace(name="cold", size=1, allocated=0, free=1, health="SUSPENDED"),
     ]
     text = render([*pool_families(pools), *alert_families(pool_alerts(degraded))])
     assert promtool_check(text) == ""
@@ -196,7 +196,7 @@ def test_faults_show_as_health_and_alert_gauges() -> None:
     assert value(found, "arcvsa_alerts_active", severity="critical") == 1
     assert value(found, "arcvsa_alerts_active", severity="warning") == 1
     # a state this code does not know yet is shown, not dropped
-    odd = parse(render(pool_families([PoolSpace("tank", 1, 0, 1, "SPLIT")])))
+    odd = parse(render(pool_families([PoolSpace(name="tank", size=1, allocated=0, free=1, health="SPLIT")])))
     assert value(odd, "arcvsa_pool_health", pool="tank", state="SPLIT") == 1
 
 

@@ -109,3 +109,33 @@ def test_api_figures_take_the_worst_path() -> None:
 def test_arc_overflow_allowance_follows_openzfs() -> None:
     assert steadiness.arc_overflow_allowed(768 << 20) == 24 << 20  # 16 MiB floor
     assert steadiness.arc_overflow_allowed(16 << 30) == 96 << 20  # c / 256 = 64 MiB, x 1.5
+
+
+STAT_BEFORE = """cpu  8324645 116389 1320849 6765086 115734 0 43651 9662 0 0
+cpu0 4054717 50006 601803 3604929 19641 0 14572 4731 0 0
+cpu1 4269928 66383 719045 3160156 96092 0 29078 4931 0 0
+intr 123 0 0
+ctxt 456
+"""
+PS_BEFORE = """     332 python3
+       0 kthreadd
+      40 ganesha.nfsd
+       5 z_wr_iss
+       3 z_wr_iss
+       2 kworker/u4:2-events_unbound
+"""
+
+
+def test_cpu_use_splits_busy_time_by_command_and_short_lived_processes() -> None:
+    first = steadiness.cpu_sample(STAT_BEFORE, PS_BEFORE)
+    assert first["cpus"] == 2 and first["seconds"]["z_wr_iss"] == 8 and first["seconds"]["kworker"] == 2
+    # 100 s later on 2 vCPUs (20,000 jiffies): 15,000 busy; python +60 s, ganesha +40 s, the rest unseen
+    after = STAT_BEFORE.replace("cpu  8324645 116389 1320849 6765086", "cpu  8339645 116389 1320849 6770086")
+    second = steadiness.cpu_sample(
+        after, PS_BEFORE.replace("332 python3", "392 python3").replace("40 gan", "80 gan")
+    )
+    use = steadiness.cpu_use([{"at_s": 0, "cpu": first}, {"at_s": 100, "cpu": second}], warmup_s=0)
+    assert use["cpus"] == 2 and use["seconds"] == 100 and use["busy_pct"] == 75.0
+    assert use["by_command_pct"] == {"python3": 30.0, "ganesha.nfsd": 20.0}
+    assert use["short_lived_pct"] == 25.0
+    assert steadiness.cpu_use([{"at_s": 0, "cpu": first}], warmup_s=0) == {}

@@ -111,7 +111,7 @@ class LiveExport(BaseModel):
 
 def live(gw: Gateway) -> list[LiveExport]:
     """What ganesha exports now (ShowExports), without its pseudo root (id 0)."""
-    reply = _manage(gw, "ShowExports")
+    reply = dbus.call(gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES, read=True)
     rows = reply[1] if len(reply) > 1 and isinstance(reply[1], list) else []
     return [LiveExport(export_id=row[0], path=row[1]) for row in rows if row[0] != 0]
 

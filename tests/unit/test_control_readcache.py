@@ -1,0 +1,122 @@
+"""Shared answers of read-only commands (appliance.control.readcache), and Gateway.read on real commands."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from appliance.control.errors import CommandFailed, ControlError
+from appliance.control.gateway import Gateway
+from appliance.control.readcache import ReadCache
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Counted:
+    """A read that answers its call number."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self) -> int:
+        self.calls += 1
+        return self.calls
+
+
+def test_an_answer_is_shared_while_fresh_then_read_again() -> None:
+    clock, read = Clock(), Counted()
+    cache = ReadCache(2.0, clock)
+    assert [cache.get("k", read), cache.get("k", read)] == [1, 1]
+    clock.now += 1.9
+    assert cache.get("k", read) == 1
+    clock.now += 0.2
+    assert cache.get("k", read) == 2 and read.calls == 2
+    assert cache.get("other", read) == 3  # keys do not share
+
+
+def test_invalidate_ends_every_shared_answer_and_zero_shares_nothing() -> None:
+    read = Counted()
+    cache = ReadCache(60.0, Clock())
+    assert cache.get("k", read) == 1
+    cache.invalidate()
+    assert cache.get("k", read) == 2
+    never = ReadCache(0.0, Clock())
+    assert [never.get("k", read), never.get("k", read)] == [3, 4]
+
+
+def test_concurrent_readers_wait_for_the_one_read_in_flight() -> None:
+    cache = ReadCache(2.0)
+    started, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def slow() -> str:
+        calls.append(1)
+        started.set()
+        assert release.wait(10)
+        return "answer"
+
+    answers: list[str] = []
+    first = threading.Thread(target=lambda: answers.append(cache.get("k", slow)))
+    first.start()
+    assert started.wait(10)
+    others = [threading.Thread(target=lambda: answers.append(cache.get("k", slow))) for _ in range(8)]
+    for t in others:
+        t.start()
+    release.set()
+    for t in [first, *others]:
+        t.join(10)
+    assert answers == ["answer"] * 9 and len(calls) == 1
+
+
+def test_a_control_error_is_shared_like_an_answer_and_other_errors_are_not() -> None:
+    cache = ReadCache(2.0, Clock())
+    failures: list[int] = []
+
+    def failing() -> str:
+        failures.append(1)
+        raise CommandFailed(("zpool", "list"), 1, "pool I/O is currently suspended")
+
+    for _ in range(3):
+        with pytest.raises(ControlError, match="suspended"):
+            cache.get("k", failing)
+    assert len(failures) == 1
+
+    def broken() -> str:
+        failures.append(1)
+        raise RuntimeError("bug")
+
+    for _ in range(2):
+        with pytest.raises(RuntimeError):
+            cache.get("b", broken)
+    assert len(failures) == 3
+
+
+def test_a_read_that_overlapped_a_change_answers_its_caller_only() -> None:
+    cache = ReadCache(60.0, Clock())
+    read = Counted()
+
+    def read_during_change() -> int:
+        cache.invalidate()  # a change finished while this read ran: its answer may predate it
+        return read()
+
+    assert cache.get("k", read_during_change) == 1
+    assert cache.get("k", read) == 2
+
+
+def test_gateway_read_shares_a_real_command_until_any_run() -> None:
+    gw = Gateway(reads_fresh_for=60.0)
+    stamp = ["date", "+%s%N"]  # a new answer every time it really runs
+    first = gw.read(stamp).stdout
+    assert gw.read(stamp).stdout == first
+    assert gw.read(["date", "+%N"]).stdout != first  # another argv is its own read
+    gw.run(["true"])  # any command may change state: reads run again
+    assert gw.read(stamp).stdout != first
+    plain = Gateway()  # the default shares nothing
+    assert plain.read(stamp).stdout != plain.read(stamp).stdout
