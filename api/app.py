@@ -18,6 +18,7 @@ from api.appliance import service as appliance_service
 from api.auth import routes as auth_routes
 from api.auth import service as auth_service
 from api.auth.throttle import LoginThrottle
+from api.backup import routes as backup_routes
 from api.calibration import routes as calibration_routes
 from api.calibration import service as calibration_service
 from api.certificate import routes as certificate_routes
@@ -38,6 +39,7 @@ from api.prometheus.auth import require_scraper
 from api.secretbox import SecretBox
 from api.settings import Settings
 from api.storage import routes as storage_routes
+from api.support import routes as support_routes
 from api.tuning import routes as tuning_routes
 from api.users import routes as user_routes
 from api.vcenters import routes as vcenter_routes
@@ -124,6 +126,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(user_routes.router, dependencies=guarded)
     app.include_router(certificate_routes.router, dependencies=guarded)
     app.include_router(notify_routes.router, dependencies=guarded)
+    app.include_router(support_routes.router, dependencies=guarded)
+    app.include_router(backup_routes.router, dependencies=guarded)
 
     @app.get("/api/openapi.json", include_in_schema=False, dependencies=guarded)
     def openapi() -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from appliance.control import disks, names, zjson
-from appliance.control.errors import AlreadyExists, DeviceInUse, InvalidRequest, NotFound
+from appliance.control.errors import AlreadyExists, Conflict, DeviceInUse, InvalidRequest, NotFound
 from appliance.control.gateway import Gateway, Rules
 
 TIMEOUT = 300.0  # creating on a slow SAN LUN writes labels to every device
@@ -138,9 +138,14 @@ def clear(gw: Gateway, pool: str) -> PoolHealth:
     return status(gw, pool)
 
 
+# zpool refuses a scrub while a scan runs: "cannot scrub spool: currently resilvering" (seen in the lab
+# right after a clear resumed a suspended pool) or "currently scrubbing"; the admin waits, nothing failed.
+SCRUB_RULES: Rules = ((r"currently (resilvering|scrubbing)", Conflict), *RULES)
+
+
 def scrub(gw: Gateway, pool: str) -> None:
     """Start a scrub (returns at once; progress is in status)."""
-    gw.run(["zpool", "scrub", names.pool(pool)], rules=RULES)
+    gw.run(["zpool", "scrub", names.pool(pool)], rules=SCRUB_RULES)
 
 
 def export(gw: Gateway, pool: str) -> None:

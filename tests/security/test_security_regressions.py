@@ -32,6 +32,21 @@ def test_ids_sqlite_cannot_hold_are_422_not_500(api: Api, url: str) -> None:
     assert api.client.get("/api/jobs/9223372036854775807", headers=api.auth).status_code == 404
 
 
+@pytest.mark.parametrize(
+    ("url", "body", "loc"),
+    [
+        ("/api/deployments", {"vcenter_id": -79372278372383634963401015296}, ["body", "vcenter_id"]),
+        ("/api/storage/exports", {"dataset": "tank/ds", "clients": [1 << 70]}, ["body", "clients", 0]),
+    ],
+)
+def test_body_integers_sqlite_cannot_hold_are_422_not_500(
+    api: Api, url: str, body: dict[str, object], loc: list[object]
+) -> None:
+    r = api.client.post(url, json=body, headers=api.auth)
+    assert r.status_code == 422 and r.json()["code"] == "invalid_input", r.text
+    assert r.json()["errors"][0]["loc"] == loc
+
+
 def test_a_host_the_resolver_cannot_encode_is_unreachable_not_500(api: Api) -> None:
     r = api.client.post("/api/vcenters/certificate", json={"host": "d:6:8..e"}, headers=api.auth)
     assert r.status_code == 422 and r.json()["code"] == "vcenter_unreachable", r.text

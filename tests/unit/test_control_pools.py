@@ -8,7 +8,15 @@ import pytest
 from fixtures.appliance.replay import replay
 
 from appliance.control import pools
-from appliance.control.errors import AlreadyExists, DeviceInUse, InvalidName, InvalidRequest, NotFound
+from appliance.control.errors import (
+    AlreadyExists,
+    Conflict,
+    DeviceInUse,
+    InvalidName,
+    InvalidRequest,
+    NotFound,
+)
+from appliance.control.gateway import Result, translate
 from appliance.control.pools import Layout, PoolSpec
 
 LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
@@ -125,3 +133,10 @@ def test_mirror_with_mirrored_slog_raidz_grow_and_replace(tmp_path: Path) -> Non
     replaced = pools.replace(gw, "s", LUN1, SLOG)
     assert "virtio-ssd-slog" in {v.name for v in replaced.vdevs}
     assert ["zpool", "replace", "s", LUN1, SLOG] in runner.calls
+
+
+def test_scrub_while_a_scan_runs_is_a_conflict() -> None:
+    # zpool's answer in the lab (make reliability) right after a clear resumed a suspended stripe pool
+    said = Result(("zpool", "scrub", "spool"), 1, "", "cannot scrub spool: currently resilvering\n")
+    err = translate(said, pools.SCRUB_RULES)
+    assert isinstance(err, Conflict) and str(err) == "cannot scrub spool: currently resilvering"

@@ -118,6 +118,17 @@ def make_datastore(api: Api, vm: ApplianceVm, pool: str, spec: dict[str, Any], t
 def scrub_until_clean(api: Api, pool: str, most: int = 2) -> int:
     """Scrub until the pool's error log is empty (OpenZFS keeps the last scrub's log too); how many ran."""
     for done in range(1, most + 1):
+        # A clear that resumes a pool starts a resilver of what the LUN missed; zpool refuses to scrub
+        # meanwhile (409 from the api).
+        api.wait(
+            f"no resilver running on {pool}",
+            lambda: (
+                (scan := api.call("GET", f"/api/storage/pools/{pool}")["scan"] or {}).get("state")
+                != "SCANNING"
+                or scan.get("function") != "RESILVER"
+            ),
+            timeout=600,
+        )
         begun = api.call("POST", f"/api/storage/pools/{pool}/scrub", expect=202)["scan"]["start_time"]
 
         def finished(begun: int = begun) -> dict[str, Any] | None:

@@ -124,6 +124,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make Backup
+         * @description The configuration (users, vCenter connections, exports, iSCSI, tuning, notifications, TLS, scrape
+         *     tokens) as a file to download; its secrets are readable only with the passphrase.
+         */
+        post: operations["make_backup_api_backup_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backup/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore Backup
+         * @description Import the backup's pools, bring its configuration back and serve its exports; every login ends
+         *     (the backup's users replace this appliance's). What could not be restored is listed, with why.
+         */
+        post: operations["restore_backup_api_backup_restore_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/calibrations": {
         parameters: {
             query?: never;
@@ -1170,6 +1212,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/support/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Support Bundle
+         * @description Versions, logs, pool state and history, ARC statistics, NFS and iSCSI configuration, the api's
+         *     settings and alerts, secrets redacted. A tool that fails or hangs is listed in MANIFEST.json with its
+         *     error; the bundle is made anyway.
+         */
+        get: operations["support_bundle_api_support_bundle_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tuning/parameters": {
         parameters: {
             query?: never;
@@ -1642,6 +1706,77 @@ export interface components {
         BackendChoice: {
             /** @description ganesha (nfs-ganesha, per-export counters) or knfsd (kernel server) */
             backend: components["schemas"]["Backend"];
+        };
+        /**
+         * BackupFile
+         * @description The backup file as downloaded (JSON): readable header, encrypted configuration.
+         */
+        BackupFile: {
+            /**
+             * Arcvsa Version
+             * @description arcvsa version that wrote it
+             */
+            arcvsa_version: string;
+            /**
+             * Cipher
+             * @description authenticated encryption of the payload
+             * @constant
+             */
+            cipher: "AES-256-GCM";
+            /**
+             * Ciphertext
+             * @description the configuration (JSON) encrypted, with its tag; base64
+             */
+            ciphertext: string;
+            /**
+             * Created At
+             * @description when (UTC, ISO 8601)
+             */
+            created_at: string;
+            /**
+             * Format
+             * @description what kind of file this is
+             * @constant
+             */
+            format: "arcvsa-config-backup";
+            /**
+             * Format Version
+             * @description format version (1 here)
+             */
+            format_version: number;
+            /**
+             * Hostname
+             * @description the appliance it was made on
+             */
+            hostname: string;
+            /**
+             * Kdf
+             * @description key derivation and its pinned parameters (scrypt)
+             */
+            kdf: {
+                [key: string]: unknown;
+            };
+            /**
+             * Nonce
+             * @description GCM nonce, base64
+             */
+            nonce: string;
+            /**
+             * Salt
+             * @description scrypt salt, base64
+             */
+            salt: string;
+        };
+        /**
+         * BackupRequest
+         * @description The passphrase the backup is encrypted under (needed again to restore it).
+         */
+        BackupRequest: {
+            /**
+             * Passphrase
+             * @description at least 12 characters; the file's secrets are only as safe as it
+             */
+            passphrase: string;
         };
         /**
          * Build
@@ -3428,6 +3563,27 @@ export interface components {
             exports: components["schemas"]["ExportView"][];
         };
         /**
+         * NotRestored
+         * @description Something in the backup this restore could not bring back.
+         */
+        NotRestored: {
+            /**
+             * Kind
+             * @description pool, dataset, export, iscsi_target, tuning, tls, vcenter, users ...
+             */
+            kind: string;
+            /**
+             * Name
+             * @description which one
+             */
+            name: string;
+            /**
+             * Reason
+             * @description why, in words for a person
+             */
+            reason: string;
+        };
+        /**
          * NotifySettings
          * @description Notification settings as stored; the SMTP password is never shown.
          */
@@ -3944,6 +4100,113 @@ export interface components {
              * @description one line for the UI
              */
             why: string;
+        };
+        /**
+         * RestoreReport
+         * @description What a restore did.
+         */
+        RestoreReport: {
+            /**
+             * Created At
+             * @description when the backup was made
+             */
+            created_at: string;
+            /**
+             * Exports Applied
+             * @description exports stored and served by the NFS server
+             */
+            exports_applied: number[];
+            /**
+             * Iscsi Targets Applied
+             * @description iSCSI targets created in LIO
+             */
+            iscsi_targets_applied: string[];
+            /** @description the NFS server the exports are served by */
+            nfs_backend: components["schemas"]["Backend"];
+            /**
+             * Not Restored
+             * @description everything that could not be restored, and why
+             */
+            not_restored: components["schemas"]["NotRestored"][];
+            /**
+             * Notify Restored
+             * @description notification settings restored
+             */
+            notify_restored: boolean;
+            /**
+             * Pools Imported
+             * @description pools this restore imported
+             */
+            pools_imported: string[];
+            /**
+             * Pools Present
+             * @description pools that were imported already
+             */
+            pools_present: string[];
+            /**
+             * Scrape Tokens
+             * @description scrape tokens now (the same tokens work again)
+             */
+            scrape_tokens: string[];
+            /**
+             * Sessions Ended
+             * @description every login ended (the users were replaced): log in again
+             */
+            sessions_ended: boolean;
+            /**
+             * Source Hostname
+             * @description the appliance the backup was made on
+             */
+            source_hostname: string;
+            /**
+             * Source Version
+             * @description the arcvsa version that made it
+             */
+            source_version: string;
+            /**
+             * Tls Installed
+             * @description the backup's certificate installed (served after a restart)
+             */
+            tls_installed: boolean;
+            /**
+             * Tuning Applied
+             * @description ZFS module parameters applied and persisted
+             */
+            tuning_applied: {
+                [key: string]: number;
+            };
+            /**
+             * Users
+             * @description administrators now (their passwords are the backup's)
+             */
+            users: string[];
+            /**
+             * Vcenters
+             * @description vCenter connections now
+             */
+            vcenters: string[];
+        };
+        /**
+         * RestoreRequest
+         * @description A backup file (base64 of its bytes) and its passphrase.
+         */
+        RestoreRequest: {
+            /**
+             * File Base64
+             * @description the .arcvsa-backup file's bytes, base64
+             */
+            file_base64: string;
+            /**
+             * Passphrase
+             * @description the passphrase the backup was made with
+             */
+            passphrase: string;
+            /**
+             * Replace
+             * @description replace this appliance's configuration; without it a restore is refused when the appliance has exports, iSCSI targets or vCenter connections already
+             * @default false
+             */
+            replace: boolean;
         };
         /**
          * SanCheck
@@ -5203,6 +5466,216 @@ export interface operations {
             };
             /** @description Too Many Requests */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    make_backup_api_backup_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackupRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackupFile"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    restore_backup_api_backup_restore_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoreReport"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The appliance is configured and replace was not asked for */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9870,6 +10343,35 @@ export interface operations {
             };
             /** @description Gateway Timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    support_bundle_api_support_bundle_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A gzip-compressed tar archive: one folder with MANIFEST.json and one file per item */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                };
+            };
+            /** @description Not logged in */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

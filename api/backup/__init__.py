@@ -1,0 +1,1 @@
+"""Configuration backup and restore: the appliance's settings in one passphrase-encrypted file."""

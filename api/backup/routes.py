@@ -1,0 +1,52 @@
+"""/api/backup: download the configuration as a passphrase-encrypted file; restore one onto this appliance."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from api.backup import service
+from api.backup.schemas import BackupFile, BackupRequest, RestoreReport, RestoreRequest
+from api.deps import AppSettings, CurrentUser, Db
+from api.errors import ErrorBody
+from api.secretbox import SecretBox
+from api.storage.deps import Fs, Gw
+from api.storage.routes import REFUSED
+
+router = APIRouter(prefix="/api/backup", tags=["settings"])
+
+CONFLICT: dict[int | str, dict[str, object]] = {
+    **REFUSED,
+    409: {"model": ErrorBody, "description": "The appliance is configured and replace was not asked for"},
+}
+
+
+def _box(request: Request) -> SecretBox:
+    box: SecretBox = request.app.state.secretbox
+    return box
+
+
+@router.post("", response_model=BackupFile, responses=REFUSED)
+def make_backup(
+    body: BackupRequest, request: Request, db: Db, fs: Fs, settings: AppSettings, me: CurrentUser
+) -> Response:
+    """The configuration (users, vCenter connections, exports, iSCSI, tuning, notifications, TLS, scrape
+    tokens) as a file to download; its secrets are readable only with the passphrase."""
+    name, data = service.backup(db, _box(request), fs, settings, body.passphrase)
+    service.log.info("configuration backup %s made by %s", name, me.username)
+    return Response(
+        data,
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.post("/restore", responses=CONFLICT)
+def restore_backup(
+    body: RestoreRequest, request: Request, gw: Gw, fs: Fs, db: Db, settings: AppSettings, me: CurrentUser
+) -> RestoreReport:
+    """Import the backup's pools, bring its configuration back and serve its exports; every login ends
+    (the backup's users replace this appliance's). What could not be restored is listed, with why."""
+    report = service.restore(gw, fs, db, _box(request), settings, body, me.username)
+    if report.tls_installed:
+        request.app.state.tls_restart_needed = True
+    return report

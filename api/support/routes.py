@@ -1,0 +1,35 @@
+"""/api/support: the support bundle an administrator downloads and sends to support."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from api.deps import AppSettings, CurrentUser, Db
+from api.secretbox import SecretBox
+from api.storage.deps import Fs, Gw
+from api.support import service
+
+router = APIRouter(prefix="/api/support", tags=["support"])
+
+BUNDLE: dict[int | str, dict[str, object]] = {
+    200: {
+        "description": "A gzip-compressed tar archive: one folder with MANIFEST.json and one file per item",
+        "content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+
+
+@router.get("/bundle", response_class=Response, responses=BUNDLE)
+def support_bundle(
+    gw: Gw, files: Fs, db: Db, settings: AppSettings, request: Request, me: CurrentUser
+) -> Response:
+    """Versions, logs, pool state and history, ARC statistics, NFS and iSCSI configuration, the api's
+    settings and alerts, secrets redacted. A tool that fails or hangs is listed in MANIFEST.json with its
+    error; the bundle is made anyway."""
+    box: SecretBox = request.app.state.secretbox
+    bundle = service.build(gw, files, db, box, settings, by=me.username)
+    return Response(
+        content=bundle.data,
+        media_type="application/gzip",
+        headers={"Content-Disposition": f'attachment; filename="{bundle.filename}"'},
+    )

@@ -1,0 +1,55 @@
+"""A backup restored onto a fresh appliance that sees the same LUNs, on the ``backup_restore`` recording
+(fixtures.appliance.backup_flows): the restore imports the pool, serves the export whose dataset is
+there, recreates the CHAP iSCSI target, applies the tuning, and reports the export whose dataset was
+destroyed after the backup instead of dropping it. The same restore, of the same file, runs the same
+commands as it did live in the lab VM, nothing more.
+
+Needs the recording: ``python tests/fixtures/appliance/record.py --lab DIR backup_restore`` (lab only).
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+from fixtures.appliance import api_flows, backup_flows
+from fixtures.appliance.replay import RECORDINGS, load, replay_log
+
+from api.backup import envelope
+
+pytestmark = pytest.mark.skipif(
+    not (RECORDINGS / "backup_restore.json").is_file(),
+    reason="recording backup_restore not made yet: record.py --lab DIR backup_restore",
+)
+
+
+def test_the_restore_answers_and_runs_what_it_did_live(tmp_path: Path) -> None:
+    recording = load("backup_restore")
+    gateway, files, runner = replay_log("backup_restore", tmp_path / "root")
+    client = api_flows.client(tmp_path / "data", gateway, files)
+    answers = backup_flows.restore_flow(client, recording["backup"])
+    assert answers == recording["api"]
+    assert runner.pending == []  # every command the restore ran live, it ran again, nothing more
+    report = answers[0]["body"]
+    assert answers[0]["status"] == 200, report
+    assert report["pools_imported"] == ["tank"] and report["pools_present"] == []
+    assert report["exports_applied"] == [101] and report["nfs_backend"] == "ganesha"
+    assert report["iscsi_targets_applied"] == [api_flows.IQN]
+    assert report["tuning_applied"] == backup_flows.TUNED
+    lost = {(m["kind"], m["name"]) for m in report["not_restored"]}
+    assert lost == {("dataset", "tank/gone"), ("export", "102")}, report["not_restored"]
+    exports, targets = answers[1]["body"], answers[2]["body"]
+    assert [(e["export_id"], e["path"], e["active"]) for e in exports] == [(101, "/tank/ds1", True)]
+    assert [(t["iqn"], t["chap"], t["luns"]) for t in targets] == [
+        (api_flows.IQN, True, ["/dev/zvol/tank/lun0"])
+    ]
+
+
+def test_the_recorded_file_keeps_its_secrets(tmp_path: Path) -> None:
+    backup = load("backup_restore")["backup"]
+    data = base64.b64decode(backup["file_base64"])
+    assert backup_flows.CHAP["secret"].encode() not in data
+    payload = envelope.unseal(data, backup["passphrase"])
+    assert payload["iscsi_targets"][0]["chap"] == backup_flows.CHAP
+    assert payload["storage"] == {"pools": ["tank"], "datasets": ["tank/ds1", "tank/gone", "tank/lun0"]}

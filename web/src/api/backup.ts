@@ -1,0 +1,52 @@
+import { useMutation } from '@tanstack/react-query';
+import { api } from './client';
+import { attachmentName, saveFile } from './download';
+import { call } from './errors';
+import type { components } from './schema';
+
+export type RestoreReport = components['schemas']['RestoreReport'];
+
+/** Shortest passphrase the api takes for a backup (BackupRequest). */
+export const MIN_PASSPHRASE = 12;
+const FALLBACK_NAME = 'arcvsa-config.arcvsa-backup';
+
+/** The file name the api gives (Content-Disposition), or a plain one. */
+export function backupName(disposition: string | null): string {
+  return attachmentName(disposition, FALLBACK_NAME);
+}
+
+/** A file's bytes as base64 (what the restore route takes). */
+export async function fileBase64(file: Blob): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+/** Make a configuration backup under a passphrase and save it. */
+export function useMakeBackup() {
+  return useMutation({
+    mutationFn: async (passphrase: string) => {
+      let disposition: string | null = null;
+      const blob = await call(
+        api.POST('/api/backup', { body: { passphrase }, parseAs: 'blob' }).then((result) => {
+          disposition = result.response.headers.get('content-disposition');
+          return result;
+        }),
+      );
+      const name = backupName(disposition);
+      saveFile(blob as Blob, name);
+      return { name };
+    },
+  });
+}
+
+/** Restore a backup file onto this appliance; the answer says what came back and what did not. */
+export function useRestoreBackup() {
+  return useMutation({
+    mutationFn: async ({ file, passphrase, replace }: { file: File; passphrase: string; replace: boolean }) =>
+      call(api.POST('/api/backup/restore', { body: { file_base64: await fileBase64(file), passphrase, replace } })),
+  });
+}

@@ -1,0 +1,29 @@
+import { useMutation } from '@tanstack/react-query';
+import { api } from './client';
+import { attachmentName, saveFile } from './download';
+import { call } from './errors';
+
+const FALLBACK_NAME = 'arcvsa-support.tar.gz';
+
+/** The file name the api gives (Content-Disposition), or a plain one. */
+export function bundleName(disposition: string | null): string {
+  return attachmentName(disposition, FALLBACK_NAME);
+}
+
+/** Make the support bundle on the appliance and save it (it can take a while: every log, pool history). */
+export function useSupportBundle() {
+  return useMutation({
+    mutationFn: async () => {
+      let disposition: string | null = null;
+      const blob = await call(
+        api.GET('/api/support/bundle', { parseAs: 'blob' }).then((result) => {
+          disposition = result.response.headers.get('content-disposition');
+          return result;
+        }),
+      );
+      const name = bundleName(disposition);
+      saveFile(blob as Blob, name);
+      return { name, size: (blob as Blob).size };
+    },
+  });
+}
