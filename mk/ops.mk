@@ -2,8 +2,10 @@
 # (-include mk/*.mk).
 #
 #   make ops-lab   a real Prometheus on the host scrapes the booted lab appliance with a scrape token and
-#                  answers the ARC hit ratio in PromQL (tests/lab/ops). Boots a VM: run it under the lab
-#                  lock (flock /tmp/arcvsa-lab.lock make ops-lab).
+#                  answers the ARC hit ratio in PromQL (tests/lab/ops); a configuration backup restored onto
+#                  a second, fresh appliance on the same LUNs brings the data back over NFS
+#                  (tests/lab/backup). Boots VMs: run it under the lab lock (flock /tmp/arcvsa-lab.lock
+#                  make ops-lab).
 #
 # Debian's prometheus package brings promtool (the unit tests run `promtool check metrics` on the
 # exposition) and the server the lab test starts. Its unit file is not used: the tests run the binaries.
@@ -14,4 +16,4 @@ OPS_PYTHON ?= .venv/bin/python
 .PHONY: ops-lab
 
 ops-lab: image
-	ARCVSA_LAB_REQUIRED=1 $(OPS_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops
+	ARCVSA_LAB_REQUIRED=1 $(OPS_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops tests/lab/backup

@@ -16,4 +16,4 @@ router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 @router.get("", responses=REFUSED)
 def list_alerts(gw: Gw, db: Db, settings: AppSettings) -> list[Alert]:
     """Every alert now, critical first; empty when all is well."""
-    return service.current(gw, db, settings.data_dir)
+    return service.current(gw, db, settings.data_dir, settings=settings)

@@ -14,9 +14,12 @@ from sqlalchemy.orm import Session
 
 from api.alerts.capacity import capacity_alert
 from api.alerts.certificate import certificate_alert
+from api.alerts.nfs_service import nfs_alert
 from api.alerts.samples import ARC_LOOKBACK, arc_alert, lun_alerts
 from api.alerts.schemas import Alert
+from api.exports import service as exports
 from api.metrics import store
+from api.settings import Settings
 from appliance.control import pools
 from appliance.control.errors import NotFound, SystemFault
 from appliance.control.gateway import Gateway
@@ -34,8 +37,10 @@ def current(
     data_dir: Path | None = None,
     now: dt.datetime | None = None,
     spaces: list[pools.PoolSpace] | None = None,
+    settings: Settings | None = None,
 ) -> list[Alert]:
-    """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``.
+    """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``,
+    the NFS server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve).
     ``spaces``: the pools' ``zpool list`` when the caller has just read it (a scrape), else read here."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
@@ -61,6 +66,10 @@ def current(
         found += lun_alerts(samples)
         if (arc := arc_alert(samples)) is not None:
             found.append(arc)
+        if settings is not None:
+            chosen = exports.backend(db, settings)
+            if (nfs := nfs_alert(gw, chosen, len(exports.desired(db)))) is not None:
+                found.append(nfs)
     if data_dir is not None and (cert := certificate_alert(data_dir, now)) is not None:
         found.append(cert)
     return sorted(found, key=lambda a: a.severity != "critical")  # stable: each pool's own order kept

@@ -417,7 +417,7 @@ def restore(
         done.lost(s.kind, s.name, f"not in the backup: {s.reason}")
     _storage(gw, payload.storage, done)
     applied = _nfs(payload, done)
-    with exports._LOCK:  # no export change between the reconcile and the commit
+    with exports.CHANGES:  # no export change between the reconcile and the commit
         chosen = payload.nfs_backend or exports.backend(db, settings)
         if applied or exports.desired(db):
             backends.activate(gw, files, chosen, applied)

@@ -31,7 +31,8 @@ from appliance.control.nfs.model import Export, Protocol, check_set
 log = logging.getLogger(__name__)
 BACKEND_KEY = "nfs_backend"
 FIRST_ID = 101
-_LOCK = threading.Lock()
+# Held by every change of the exports (and a restore) from reading the desired set to committing it.
+CHANGES = threading.Lock()
 
 
 def backend(db: Session, settings: Settings) -> Backend:
@@ -134,7 +135,7 @@ def _store(db: Session, export: Export, row: NfsExport | None = None) -> None:
 
 def create(gw: Gateway, files: Files, db: Session, settings: Settings, body: ExportCreate) -> ExportView:
     """Check, look the dataset up, reconcile the backend with the new set, then store the export."""
-    with _LOCK:
+    with CHANGES:
         exports = desired(db)
         _refuse_duplicate(exports, body.dataset, body.clients)
         taken = {e.export_id for e in exports}
@@ -164,7 +165,7 @@ def update(
     gw: Gateway, files: Files, db: Session, settings: Settings, export_id: int, body: ExportUpdate
 ) -> ExportView:
     """New hosts, protocol or port rule for an export; the backend reconciled before the change is stored."""
-    with _LOCK:
+    with CHANGES:
         row = _get(db, export_id)
         exports = desired(db)
         changes: dict[str, Any] = {"clients": body.clients}
@@ -186,7 +187,7 @@ def update(
 
 def delete(gw: Gateway, files: Files, db: Session, settings: Settings, export_id: int) -> None:
     """Stop exporting; the dataset and its data stay."""
-    with _LOCK:
+    with CHANGES:
         row = _get(db, export_id)
         backends.reconcile(
             gw, files, backend(db, settings), [e for e in desired(db) if e.export_id != export_id]
@@ -215,7 +216,7 @@ def state(gw: Gateway, files: Files, db: Session, settings: Settings) -> NfsStat
 
 def set_backend(gw: Gateway, files: Files, db: Session, settings: Settings, chosen: Backend) -> NfsState:
     """Switch the appliance's NFS server (or re-assert the current one): the other emptied and stopped."""
-    with _LOCK:
+    with CHANGES:
         exports = desired(db)
         backends.activate(gw, files, chosen, exports)
         row = db.get(StorageSetting, BACKEND_KEY)
@@ -245,7 +246,7 @@ def start(app_state: Any) -> threading.Thread | None:
 
 def _start(app_state: Any) -> None:
     try:
-        with _LOCK, app_state.sessionmaker() as db:
+        with CHANGES, app_state.sessionmaker() as db:
             chosen, exports = backend(db, app_state.settings), desired(db)
             changes = backends.activate(app_state.storage_gateway, app_state.storage_files, chosen, exports)
         log.info("NFS backend %s serves %d exports (%s)", chosen, len(exports), changes)

@@ -20,6 +20,7 @@ from api.alerts import service as alerts
 from api.notify import service
 from api.notify.events import diff
 from api.secretbox import SecretBox
+from api.settings import Settings
 from appliance.control import metrics
 from appliance.control.errors import ControlError
 from appliance.control.gateway import Gateway
@@ -31,9 +32,16 @@ class Checker:
     """Sends alert changes to the enabled channels (run_once), on a thread (start/stop)."""
 
     def __init__(
-        self, gw: Gateway, factory: sessionmaker[Session], box: SecretBox, data_dir: Path, interval: float
+        self,
+        gw: Gateway,
+        factory: sessionmaker[Session],
+        box: SecretBox,
+        data_dir: Path,
+        interval: float,
+        settings: Settings | None = None,  # for the NFS server's alert (its backend, its exports)
     ) -> None:
         self.gw, self.factory, self.box, self.data_dir, self.interval = gw, factory, box, data_dir, interval
+        self.settings = settings
         self.failing: set[str] = set()  # channels whose last send failed: logged once, not every interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -46,7 +54,7 @@ class Checker:
             if not senders:
                 return {}  # nothing enabled: not even the pools are asked
             try:
-                now = alerts.current(self.gw, db, self.data_dir)
+                now = alerts.current(self.gw, db, self.data_dir, settings=self.settings)
             except ControlError as exc:  # no alert set now: better to send nothing than "all cleared"
                 log.warning("alert check: alerts not read: %s", exc)
                 return {}
@@ -105,6 +113,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             state.secretbox,
             state.settings.data_dir,
             state.settings.alerts_check_seconds,
+            state.settings,
         )
         checker.start()
     state.alert_checker = checker

@@ -24,6 +24,7 @@ from api.alerts.schemas import Alert
 from api.metrics import store
 from api.metrics.schemas import Sample
 from api.prometheus.exposition import Family
+from api.settings import Settings
 from appliance.control import metrics, pools
 from appliance.control.errors import ControlError
 from appliance.control.files import Files
@@ -166,8 +167,11 @@ def alert_families(found: list[Alert]) -> list[Family]:
     return [active, counts]
 
 
-def collect(gw: Gateway, files: Files, db: Session, version: str) -> list[Family]:
-    """Every family of one scrape (see the module docstring)."""
+def collect(
+    gw: Gateway, files: Files, db: Session, version: str, settings: Settings | None = None
+) -> list[Family]:
+    """Every family of one scrape (see the module docstring); ``settings`` adds the alerts that need them
+    (the NFS server's, the certificate's)."""
     success = Family(
         "arcvsa_collector_success",
         "gauge",
@@ -188,7 +192,18 @@ def collect(gw: Gateway, files: Files, db: Session, version: str) -> list[Family
     sources: list[tuple[str, Callable[[], list[Family]]]] = [
         ("arc", lambda: arc_families(metrics.arc(files))),
         ("pools", read_pools),
-        ("alerts", lambda: alert_families(alerts.current(gw, db, spaces=listed[0] if listed else None))),
+        (
+            "alerts",
+            lambda: alert_families(
+                alerts.current(
+                    gw,
+                    db,
+                    settings.data_dir if settings else None,
+                    spaces=listed[0] if listed else None,
+                    settings=settings,
+                )
+            ),
+        ),
     ]
     for name, read in sources:
         try:

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Response, status
 from fastapi.responses import PlainTextResponse
 
 from api import VERSION
-from api.deps import CurrentUser, Db
+from api.deps import AppSettings, CurrentUser, Db
 from api.errors import ErrorBody
 from api.prometheus import collect, exposition, tokens
 from api.prometheus.schemas import ScrapeTokenCreate, ScrapeTokenCreated, ScrapeTokenView
@@ -25,13 +25,13 @@ router = APIRouter(prefix="/api/metrics/scrape-tokens", tags=["prometheus"])
     response_class=PlainTextResponse,
     responses={200: {"description": "Prometheus text exposition format 0.0.4"}},
 )
-def prometheus(db: Db, gw: Gw, fs: Fs) -> Response:
+def prometheus(db: Db, gw: Gw, fs: Fs, settings: AppSettings) -> Response:
     """The appliance's metrics for Prometheus: ARC/L2ARC, LUN and NFS I/O, pools, alerts.
 
     Send a scrape token (POST /api/metrics/scrape-tokens) or a session's token as a Bearer token. A
     source that cannot be read is left out and shown in arcvsa_collector_success.
     """
-    text = exposition.render(collect.collect(gw, fs, db, VERSION))
+    text = exposition.render(collect.collect(gw, fs, db, VERSION, settings))
     return Response(text, media_type=exposition.CONTENT_TYPE)
 
 

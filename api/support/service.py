@@ -176,7 +176,12 @@ def api_pieces(gw: Gateway, db: Session, settings: Settings, hostname: str, *, s
         alert_list = _api_piece(
             "api/alerts.json",
             "GET /api/alerts",
-            lambda: _dump([a.model_dump(mode="json") for a in alerts.current(gw, db, settings.data_dir)]),
+            lambda: _dump(
+                [
+                    a.model_dump(mode="json")
+                    for a in alerts.current(gw, db, settings.data_dir, settings=settings)
+                ]
+            ),
         )
     return [
         _api_piece("versions/arcvsa.json", "api.VERSION", lambda: _dump(arcvsa)),

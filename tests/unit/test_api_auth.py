@@ -127,3 +127,12 @@ def test_first_admin_is_created_once(tmp_path: Path) -> None:
         assert (
             c.post("/api/auth/login", json={"username": ADMIN, "password": ADMIN_PASSWORD}).status_code == 200
         )
+
+
+def test_every_answer_carries_the_security_headers_and_api_answers_are_not_cached(anon: TestClient) -> None:
+    for r in (anon.get("/api/health"), anon.get("/api/storage/pools")):  # a 200, and a refused 401
+        assert r.headers["x-frame-options"] == "DENY" and r.headers["x-content-type-options"] == "nosniff"
+        assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+        assert r.headers["strict-transport-security"].startswith("max-age=")
+        assert r.headers["cache-control"] == "no-store"
+        assert len(r.headers.get_list("x-frame-options")) == 1  # set once, never doubled

@@ -12,16 +12,10 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import pytest
 from fixtures.appliance import api_flows, backup_flows
-from fixtures.appliance.replay import RECORDINGS, load, replay_log
+from fixtures.appliance.replay import load, replay_log
 
 from api.backup import envelope
-
-pytestmark = pytest.mark.skipif(
-    not (RECORDINGS / "backup_restore.json").is_file(),
-    reason="recording backup_restore not made yet: record.py --lab DIR backup_restore",
-)
 
 
 def test_the_restore_answers_and_runs_what_it_did_live(tmp_path: Path) -> None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from pydantic import BaseModel, Field
+
+from appliance.control.errors import BadOutput
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import ganesha, knfsd
@@ -30,6 +33,35 @@ UNITS = {Backend.ganesha: "nfs-ganesha", Backend.knfsd: "nfs-server"}
 
 def _systemctl(gw: Gateway, *words: str, ok_codes: tuple[int, ...] = (0,)) -> int:
     return gw.run(["systemctl", *words], timeout=SYSTEMCTL_TIMEOUT, ok_codes=ok_codes).exit_code
+
+
+class ServiceState(BaseModel):
+    """What systemd says of a backend's service."""
+
+    unit: str = Field(description="the systemd unit")
+    active_state: str = Field(description="ActiveState: active, inactive, failed, activating, ...")
+    sub_state: str = Field(description="SubState: running, dead, failed, auto-restart, ...")
+    result: str = Field(description="Result of its last run: success, signal, exit-code, ...")
+    restarts: int = Field(description="NRestarts: automatic restarts since it was started by hand")
+
+
+def service_state(gw: Gateway, backend: Backend) -> ServiceState:
+    """The backend's service as ``systemctl show`` tells it (exit 0 whatever the state: a read)."""
+    unit = f"{UNITS[backend]}.service"
+    argv = ["systemctl", "show", "--property=ActiveState,SubState,Result,NRestarts", unit]
+    shown = dict(
+        line.partition("=")[::2] for line in gw.read(argv, timeout=SYSTEMCTL_TIMEOUT).stdout.splitlines()
+    )
+    try:
+        return ServiceState(
+            unit=unit,
+            active_state=shown["ActiveState"],
+            sub_state=shown["SubState"],
+            result=shown["Result"],
+            restarts=int(shown["NRestarts"]),
+        )
+    except (KeyError, ValueError):
+        raise BadOutput(f"systemctl show {unit}: unexpected answer {shown}") from None
 
 
 def running(gw: Gateway, backend: Backend) -> bool:
