@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,11 @@ def firstboot(settings: Settings) -> FirstBoot:
         return FirstBoot.model_validate(report, strict=False)
     except ValidationError:
         return FirstBoot(status="failed", warnings=["firstboot.json is unreadable"])
+
+
+def file_hostname(name: str | None = None) -> str:
+    """This appliance's host name (or ``name``) as it goes into a download's file name."""
+    return re.sub(r"[^A-Za-z0-9.-]", "-", name or socket.gethostname())[:64] or "appliance"
 
 
 def info(settings: Settings) -> ApplianceInfo:

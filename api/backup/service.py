@@ -18,8 +18,6 @@ import base64
 import binascii
 import json
 import logging
-import re
-import socket
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +27,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from api import VERSION
+from api.appliance import service as appliance
 from api.auth.service import now
 from api.auth.tables import LoginSession, User
 from api.backup import envelope
@@ -81,11 +80,6 @@ class RestoreRefused(Conflict):
 
 
 # --- backup ------------------------------------------------------------------------------------------
-
-
-def hostname() -> str:
-    """This appliance's name, safe in a file name."""
-    return re.sub(r"[^A-Za-z0-9.-]", "-", socket.gethostname())[:64] or "appliance"
 
 
 def _targets(files: Files) -> tuple[list[BackupTarget], list[Skipped]]:
@@ -192,7 +186,7 @@ def backup(
     db: Session, box: SecretBox, files: Files, settings: Settings, passphrase: str
 ) -> tuple[str, bytes]:
     """(file name, file bytes) of a backup of this appliance's configuration under ``passphrase``."""
-    host = hostname()
+    host = appliance.file_hostname()
     payload = collect(db, box, files, settings)
     data = envelope.seal(payload.model_dump(mode="json"), passphrase, arcvsa_version=VERSION, hostname=host)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")

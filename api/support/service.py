@@ -12,7 +12,6 @@ import io
 import json
 import logging
 import platform
-import re
 import socket
 import tarfile
 import time
@@ -26,6 +25,7 @@ from sqlalchemy.orm import Session
 
 from api import VERSION, tls
 from api.alerts import service as alerts
+from api.appliance import service as appliance
 from api.auth.tables import LoginSession, User
 from api.deployments import service as deployments
 from api.deployments.table import Deployment
@@ -49,7 +49,6 @@ NEVER = [
     "the TLS private key (tls.key)",
     "the admin password hash (admin-password.argon2)",
 ]
-_HOST = re.compile(r"[^A-Za-z0-9.-]")
 
 
 @dataclass(frozen=True)
@@ -281,7 +280,7 @@ def build(
     listing = masker.mask(manifest.model_dump_json(indent=1) + "\n", redact.Counts())
     out.insert(0, ("MANIFEST.json", listing.encode("utf-8")))
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
-    top = f"arcvsa-support-{_HOST.sub('_', hostname)[:63] or 'appliance'}-{stamp}"
+    top = f"arcvsa-support-{appliance.file_hostname(hostname)}-{stamp}"
     failed = [i.name for i in items if i.status != "ok"]
     log.info(
         "support bundle %s for %s: %d items, %d not collected %s", top, by, len(items), len(failed), failed

@@ -10,11 +10,6 @@ export type RestoreReport = components['schemas']['RestoreReport'];
 export const MIN_PASSPHRASE = 12;
 const FALLBACK_NAME = 'arcvsa-config.arcvsa-backup';
 
-/** The file name the api gives (Content-Disposition), or a plain one. */
-export function backupName(disposition: string | null): string {
-  return attachmentName(disposition, FALLBACK_NAME);
-}
-
 /** A file's bytes as base64 (what the restore route takes). */
 export async function fileBase64(file: Blob): Promise<string> {
   const bytes = new Uint8Array(await file.arrayBuffer());
@@ -36,7 +31,7 @@ export function useMakeBackup() {
           return result;
         }),
       );
-      const name = backupName(disposition);
+      const name = attachmentName(disposition, FALLBACK_NAME);
       saveFile(blob as Blob, name);
       return { name };
     },

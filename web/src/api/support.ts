@@ -5,11 +5,6 @@ import { call } from './errors';
 
 const FALLBACK_NAME = 'arcvsa-support.tar.gz';
 
-/** The file name the api gives (Content-Disposition), or a plain one. */
-export function bundleName(disposition: string | null): string {
-  return attachmentName(disposition, FALLBACK_NAME);
-}
-
 /** Make the support bundle on the appliance and save it (it can take a while: every log, pool history). */
 export function useSupportBundle() {
   return useMutation({
@@ -21,7 +16,7 @@ export function useSupportBundle() {
           return result;
         }),
       );
-      const name = bundleName(disposition);
+      const name = attachmentName(disposition, FALLBACK_NAME);
       saveFile(blob as Blob, name);
       return { name, size: (blob as Blob).size };
     },
