@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 
 import uvicorn
 
@@ -16,6 +17,9 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8443)
     args = parser.parse_args()
+    # The api's own records (arcvsa.*: restores, upgrades, log forwarding) go to stderr, so to the journal
+    # (and on to a remote syslog when forwarding is on); uvicorn configures its own loggers.
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
     cert, key = ensure_certificate(settings.data_dir)
     uvicorn.run(

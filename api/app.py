@@ -42,6 +42,7 @@ from api.settings import Settings
 from api.storage import routes as storage_routes
 from api.support import routes as support_routes
 from api.tuning import routes as tuning_routes
+from api.upgrades import routes as upgrade_routes
 from api.users import routes as user_routes
 from api.vcenters import routes as vcenter_routes
 from appliance.control.files import LocalFiles
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(notify_routes.router, dependencies=guarded)
     app.include_router(support_routes.router, dependencies=guarded)
     app.include_router(backup_routes.router, dependencies=guarded)
+    app.include_router(upgrade_routes.router, dependencies=guarded)
 
     @app.get("/api/openapi.json", include_in_schema=False, dependencies=guarded)
     def openapi() -> dict[str, Any]:

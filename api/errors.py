@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from appliance.control import errors as ctl
+from appliance.upgrade import errors as up
 from ovf.errors import DescriptorInvalid
 from provisioning import errors as vc
 
@@ -96,6 +97,14 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     ctl.ServiceDown: (503, "service_down"),
     ctl.CommandTimeout: (504, "command_timeout"),
     ctl.SystemFault: (502, "system_fault"),
+    # upgrade bundles (appliance.upgrade): refused before anything was installed
+    up.Malformed: (422, up.Malformed.code),
+    up.Unsigned: (422, up.Unsigned.code),
+    up.Tampered: (422, up.Tampered.code),
+    up.NotNewer: (422, up.NotNewer.code),
+    up.Incompatible: (422, up.Incompatible.code),
+    up.BundleRefused: (422, up.BundleRefused.code),
+    up.Busy: (409, "upgrade_busy"),
 }
 
 

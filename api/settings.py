@@ -20,6 +20,10 @@ class Settings(BaseSettings):
         default=Path("/etc/arcvsa"),
         description="Where first boot and the image build leave appliance.json and build-manifest.json",
     )
+    install_root: Path = Field(
+        default=Path("/opt/arcvsa"),
+        description="Where the releases are installed (releases/<version>, current); upgrades switch it",
+    )
     admin_user: str = Field(default="admin", description="Name of the first administrator")
     admin_password: SecretStr | None = Field(
         default=None,
@@ -71,6 +75,16 @@ class Settings(BaseSettings):
     def build_manifest(self) -> Path:
         """The image's build manifest; present only on an appliance."""
         return self.etc_dir / "build-manifest.json"
+
+    @cached_property
+    def upgrade_key_file(self) -> Path:
+        """The public key upgrade bundles must be signed with; the image build put it there."""
+        return self.etc_dir / "upgrade-signing.pub"
+
+    @cached_property
+    def upgrade_dir(self) -> Path:
+        """The staged bundle and the upgrader's state.json (appliance/upgrade/apply.py)."""
+        return self.data_dir / "upgrade"
 
     @cached_property
     def key_file(self) -> Path:

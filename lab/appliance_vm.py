@@ -3,7 +3,10 @@
 The image is never written: the VM boots a qcow2 overlay that has the image as backing file. LUNs come
 from the SAN's NBD exports, the two SSDs (SLOG, L2ARC) are local qcow2 files; every virtio disk has a
 serial, so the guest sees stable ``/dev/disk/by-id/virtio-<serial>`` names. The network is qemu's user
-mode with ``restrict=on`` (the guest reaches nothing outside) and forwards bound to 127.0.0.1 only.
+mode with ``restrict=on`` (the guest reaches nothing outside) and forwards bound to 127.0.0.1 only;
+``reach_host`` lifts the restriction (restrict=off) for a VM that must reach a server on the host, e.g. the
+lab's NTP server (lab.ntp) at 10.0.2.2: restricted user networking drops every UDP datagram of the guest
+but DHCP's and TFTP's, so a guest's NTP request never leaves it.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ class VmConfig:
 
     ``fresh`` makes a new OS overlay and new SSDs; otherwise they are kept from the last boot.
     ``tied``: qemu ends with this process (test fixtures), see :func:`lab.process.spawn`.
+    ``reach_host``: the guest may send out through the host (restrict=off; see the module docstring).
     """
 
     image: Path
@@ -66,6 +70,7 @@ class VmConfig:
     fresh: bool = True
     tied: bool = False
     host_ports: dict[str, int] = field(default_factory=dict)
+    reach_host: bool = False
 
     def __post_init__(self) -> None:
         for name in GUEST_PORTS:
@@ -145,7 +150,7 @@ class ApplianceVm:
             "-device",
             "virtio-rng-pci",
             "-netdev",
-            f"user,id=net0,restrict=on,{forwards}",
+            f"user,id=net0,restrict={'off' if cfg.reach_host else 'on'},{forwards}",
             "-device",
             "virtio-net-pci,netdev=net0,romfile=",
             "-blockdev",

@@ -65,6 +65,7 @@ def up(
     overrides: dict[str, str],
     fresh: bool,
     timeout: float,
+    reach_host: bool = False,
 ) -> state.LabState:
     """Start SAN and VM, save the state, wait for the api and SSH; on failure stop what was started."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -73,7 +74,17 @@ def up(
     lun_list = make_luns(directory / "luns", luns, lun_size_bytes)
     san = San(directory, lun_list, throttle).start()
     vm = ApplianceVm(
-        VmConfig(image, directory, san.socket, lun_list, key, memory_mib=memory_mib, cdrom=iso, fresh=fresh)
+        VmConfig(
+            image,
+            directory,
+            san.socket,
+            lun_list,
+            key,
+            memory_mib=memory_mib,
+            cdrom=iso,
+            fresh=fresh,
+            reach_host=reach_host,
+        )
     )
     try:
         vm.start()
@@ -131,6 +142,11 @@ def main() -> None:
         "--fresh", action="store_true", help="new OS disk, SSDs and first boot (default: keep them, a reboot)"
     )
     parser.add_argument("--timeout", type=float, default=420.0, help="seconds to wait for the api, then SSH")
+    parser.add_argument(
+        "--reach-host",
+        action="store_true",
+        help="let the guest send out through the host (qemu restrict=off), e.g. to lab.ntp at 10.0.2.2",
+    )
     args = parser.parse_args()
 
     directory = args.dir.resolve()
@@ -149,6 +165,7 @@ def main() -> None:
             overrides=appliance_env.parse_overrides(args.set),
             fresh=args.fresh,
             timeout=args.timeout,
+            reach_host=args.reach_host,
         )
     except (CommandError, ApiError, ValueError, KeyError) as err:
         print(f"lab up failed: {err}", file=sys.stderr)

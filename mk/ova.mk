@@ -53,11 +53,13 @@ packer-validate:
 		$(PACKER_VALIDATE_DIR)/tmp
 	ssh-keygen -q -t ed25519 -N '' -C arcvsa-packer-validate -f $(PACKER_VALIDATE_DIR)/key
 	tar -cf $(PACKER_VALIDATE_DIR)/payload.tar -T /dev/null
+	echo '{}' > $(PACKER_VALIDATE_DIR)/release.json
 	cp packer/arcvsa.pkrvars.hcl.example $(PACKER_VALIDATE_DIR)/example.pkrvars.hcl
 	$(PACKER_ENV) $(PACKER) version
 	$(PACKER_ENV) $(PACKER) validate -var-file=$(PACKER_VALIDATE_DIR)/example.pkrvars.hcl \
 		-var ssh_private_key_file=$(PACKER_VALIDATE_DIR)/key \
 		-var payload=$(PACKER_VALIDATE_DIR)/payload.tar \
+		-var release_file=$(PACKER_VALIDATE_DIR)/release.json \
 		-var output_directory=$(PACKER_VALIDATE_DIR)/out \
 		-var vsphere_export_directory=$(PACKER_VALIDATE_DIR)/vsphere-export \
 		-var manifest_out=$(PACKER_VALIDATE_DIR)/build-manifest.json \

@@ -47,6 +47,11 @@ variable "payload" {
   description = "The project's payload tar (lib/, web/, systemd/) that `make image` made; unpacked to /opt/arcvsa."
 }
 
+variable "release_file" {
+  type        = string
+  description = "JSON the image build made: the first release's RELEASE.json and the public key upgrade bundles must be signed with."
+}
+
 variable "ssh_username" {
   type        = string
   description = "Account packer logs in as to provision (root on the lab base disk)."
@@ -273,6 +278,11 @@ build {
   provisioner "file" {
     source      = var.payload
     destination = "/tmp/arcvsa-payload.tar"
+  }
+
+  provisioner "file" {
+    source      = var.release_file
+    destination = "/tmp/arcvsa-release.json"
   }
 
   provisioner "shell" {

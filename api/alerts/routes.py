@@ -7,13 +7,13 @@ from fastapi import APIRouter
 from api.alerts import service
 from api.alerts.schemas import Alert
 from api.deps import AppSettings, Db
-from api.storage.deps import Gw
+from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
 
 router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 
 
 @router.get("", responses=REFUSED)
-def list_alerts(gw: Gw, db: Db, settings: AppSettings) -> list[Alert]:
+def list_alerts(gw: Gw, files: Fs, db: Db, settings: AppSettings) -> list[Alert]:
     """Every alert now, critical first; empty when all is well."""
-    return service.current(gw, db, settings.data_dir, settings=settings)
+    return service.current(gw, db, settings.data_dir, settings=settings, files=files)

@@ -1,6 +1,6 @@
 """Alerts from the pools' health: a suspended or degraded pool, a LUN with errors, a lost SLOG or L2ARC;
 with the stored samples and the served certificate (when given): a full pool, an ARC hit ratio that
-collapsed, a slow LUN, a certificate near expiry.
+collapsed, a slow LUN, a certificate near expiry; with the appliance's files, a clock not kept to NTP.
 
 Derived on every read, so an alert clears itself when its cause goes (a LUN replaced, a pool cleared).
 """
@@ -17,11 +17,13 @@ from api.alerts.certificate import certificate_alert
 from api.alerts.nfs_service import nfs_alert
 from api.alerts.samples import ARC_LOOKBACK, arc_alert, lun_alerts
 from api.alerts.schemas import Alert
+from api.alerts.timesync import timesync_alert
 from api.exports import service as exports
 from api.metrics import store
 from api.settings import Settings
 from appliance.control import pools
 from appliance.control.errors import NotFound, SystemFault
+from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.pools import PoolHealth, VdevHealth
 
@@ -38,10 +40,12 @@ def current(
     now: dt.datetime | None = None,
     spaces: list[pools.PoolSpace] | None = None,
     settings: Settings | None = None,
+    files: Files | None = None,
 ) -> list[Alert]:
     """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``,
     the NFS server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve).
-    ``spaces``: the pools' ``zpool list`` when the caller has just read it (a scrape), else read here."""
+    ``spaces``: the pools' ``zpool list`` when the caller has just read it (a scrape), else read here.
+    The clock's (chronyd's) with ``files``, where /proc/uptime tells an appliance (see api.alerts.timesync)."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
     for space in pools.space(gw) if spaces is None else spaces:
@@ -70,6 +74,8 @@ def current(
             chosen = exports.backend(db, settings)
             if (nfs := nfs_alert(gw, chosen, len(exports.desired(db)))) is not None:
                 found.append(nfs)
+    if files is not None and (clock := timesync_alert(gw, files)) is not None:
+        found.append(clock)
     if data_dir is not None and (cert := certificate_alert(data_dir, now)) is not None:
         found.append(cert)
     return sorted(found, key=lambda a: a.severity != "critical")  # stable: each pool's own order kept

@@ -53,7 +53,7 @@ from api.exports import service as exports
 from api.exports.table import NfsExport, StorageSetting
 from api.iscsi import service as iscsi_service
 from api.notify import service as notify
-from api.notify.schemas import NotifySettings
+from api.notify.schemas import NotifySettings, SyslogSettings
 from api.notify.table import NotifyConfig
 from api.prometheus.tokens import ScrapeToken
 from api.secretbox import SecretBox
@@ -383,6 +383,16 @@ def _tuning(files: Files, payload: Payload, done: _Progress) -> dict[str, int]:
     return dict(payload.tuning)
 
 
+def _log_forwarding(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> None:
+    """The backup's log forwarding made real (off when it had no notification settings, as now stored)."""
+    syslog = payload.notify.settings.syslog if payload.notify is not None else SyslogSettings()
+    try:
+        with notify.CHANGES:
+            notify.apply_forwarding(gw, files, syslog)
+    except ControlError as err:
+        done.lost("log_forwarding", f"{syslog.host}:{syslog.port}", str(err))
+
+
 def _certificate(settings: Settings, payload: Payload, by: str, done: _Progress) -> bool:
     if payload.tls is None:
         return False
@@ -421,6 +431,7 @@ def restore(
         db.commit()
     targets = _iscsi(gw, files, payload, done)
     tuned = _tuning(files, payload, done)
+    _log_forwarding(gw, files, payload, done)
     tls = _certificate(settings, payload, by, done)
     log.info(
         "configuration restored by %s from %s (%s): pools imported %s, exports %s, targets %s, %d not restored",

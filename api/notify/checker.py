@@ -23,6 +23,7 @@ from api.secretbox import SecretBox
 from api.settings import Settings
 from appliance.control import metrics
 from appliance.control.errors import ControlError
+from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 
 log = logging.getLogger(__name__)
@@ -39,9 +40,10 @@ class Checker:
         data_dir: Path,
         interval: float,
         settings: Settings | None = None,  # for the NFS server's alert (its backend, its exports)
+        files: Files | None = None,  # for the clock's alert (/proc/uptime)
     ) -> None:
         self.gw, self.factory, self.box, self.data_dir, self.interval = gw, factory, box, data_dir, interval
-        self.settings = settings
+        self.settings, self.files = settings, files
         self.failing: set[str] = set()  # channels whose last send failed: logged once, not every interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -54,7 +56,7 @@ class Checker:
             if not senders:
                 return {}  # nothing enabled: not even the pools are asked
             try:
-                now = alerts.current(self.gw, db, self.data_dir, settings=self.settings)
+                now = alerts.current(self.gw, db, self.data_dir, settings=self.settings, files=self.files)
             except ControlError as exc:  # no alert set now: better to send nothing than "all cleared"
                 log.warning("alert check: alerts not read: %s", exc)
                 return {}
@@ -114,6 +116,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
             state.settings.data_dir,
             state.settings.alerts_check_seconds,
             state.settings,
+            state.storage_files,
         )
         checker.start()
     state.alert_checker = checker

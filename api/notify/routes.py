@@ -9,10 +9,17 @@ from api.errors import ErrorBody
 from api.notify import service
 from api.notify.schemas import NotifySettings, NotifySettingsIn, SendResult
 from api.secretbox import SecretBox
+from api.storage.deps import Fs, Gw
 
 router = APIRouter(prefix="/api/settings/notifications", tags=["settings"])
 
 REFUSED: dict[int | str, dict[str, object]] = {422: {"model": ErrorBody}}
+# rsyslog refused the forwarding drop-in or did not restart (nothing stored then)
+APPLIED: dict[int | str, dict[str, object]] = {
+    **REFUSED,
+    502: {"model": ErrorBody},
+    504: {"model": ErrorBody},
+}
 
 
 def _box(request: Request) -> SecretBox:
@@ -26,10 +33,14 @@ def get_notifications(db: Db) -> NotifySettings:
     return service.load(db)[0]
 
 
-@router.put("", responses=REFUSED)
-def put_notifications(body: NotifySettingsIn, db: Db, request: Request) -> NotifySettings:
-    """Replace the settings; alerts already raised are sent to a newly enabled channel on the next check."""
-    return service.save(db, _box(request), body)
+@router.put("", responses=APPLIED)
+def put_notifications(body: NotifySettingsIn, db: Db, request: Request, gw: Gw, fs: Fs) -> NotifySettings:
+    """Replace the settings; alerts already raised are sent to a newly enabled channel on the next check.
+
+    Log forwarding (syslog.forward_logs) is applied to the appliance's rsyslog before the settings are
+    stored: when rsyslog refuses it, nothing changes.
+    """
+    return service.save(db, _box(request), body, gw, fs)
 
 
 @router.post("/test")

@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from appliance.control.rsyslog import Severity
+
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOSTNAME = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*\.?$")
 # Deliberately narrow: what mail servers accept in practice, and nothing that can break a header.
@@ -40,6 +42,15 @@ def _plain(value: str) -> str:
     if _CONTROL.search(value):
         raise ValueError("control characters (line breaks) are not allowed")
     return value
+
+
+def _loopback(host: str) -> bool:
+    if host.rstrip(".").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 Host = Annotated[str, AfterValidator(_host)]
@@ -78,7 +89,10 @@ class SmtpSettings(BaseModel):
 
 
 class SyslogSettings(BaseModel):
-    """The remote syslog server alerts go to (RFC 5424)."""
+    """The remote syslog server (RFC 5424) alerts go to, and the appliance's own logs when asked.
+
+    One server for both: alerts are sent by the api itself, the logs by the appliance's rsyslog.
+    """
 
     model_config = ConfigDict(validate_default=True)  # defaults pass the checks stored values must pass
 
@@ -86,6 +100,20 @@ class SyslogSettings(BaseModel):
     host: Host = Field("localhost", description="syslog server (name or IP address)")
     port: Port = Field(514, description="syslog server port")
     transport: Literal["udp", "tcp"] = Field("udp", description="udp (one datagram a message) or tcp")
+    forward_logs: bool = Field(
+        False,
+        description="forward the appliance's own logs (its journal: api, NFS server, ZFS, iSCSI, kernel) "
+        "to the syslog server",
+    )
+    forward_severity: Severity = Field(
+        "info", description="forward log messages of this severity and every more severe one"
+    )
+
+    @model_validator(mode="after")
+    def _not_to_itself(self) -> SyslogSettings:
+        if self.forward_logs and _loopback(self.host):
+            raise ValueError("host: the appliance's logs cannot be forwarded to the appliance itself")
+        return self
 
 
 class NotifySettingsIn(BaseModel):

@@ -6,8 +6,10 @@ in; it is never returned, never logged, and error texts come from the servers, n
 
 from __future__ import annotations
 
+import logging
 import smtplib
 import socket
+import threading
 from collections.abc import Callable
 
 from sqlalchemy import delete, select
@@ -16,9 +18,16 @@ from sqlalchemy.orm import Session
 from api.alerts.schemas import Alert
 from api.notify import smtp, syslog
 from api.notify.events import Event, test_event
-from api.notify.schemas import Channel, NotifySettings, NotifySettingsIn, SendResult
+from api.notify.schemas import Channel, NotifySettings, NotifySettingsIn, SendResult, SyslogSettings
 from api.notify.table import NotifyConfig, SentAlert
 from api.secretbox import SecretBox
+from appliance.control import rsyslog
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway
+
+log = logging.getLogger(__name__)
+# One settings change at a time: rsyslog's drop-in and the stored settings must not cross.
+CHANGES = threading.Lock()
 
 CHANNELS: tuple[Channel, ...] = ("smtp", "syslog")
 
@@ -39,17 +48,51 @@ def load(db: Session) -> tuple[NotifySettings, bytes | None]:
     return stored.model_copy(update={"smtp_password_set": row.smtp_password is not None}), row.smtp_password
 
 
-def save(db: Session, box: SecretBox, new: NotifySettingsIn) -> NotifySettings:
-    """Store new settings; the password is sealed, kept when not given and removed when empty."""
-    row = db.get(NotifyConfig, 1)
-    if row is None:
-        row = NotifyConfig(id=1, settings_json="{}", smtp_password=None)
-        db.add(row)
-    if new.smtp_password is not None:
-        plain = new.smtp_password.get_secret_value()
-        row.smtp_password = box.seal(plain) if plain else None
-    row.settings_json = NotifySettings(smtp=new.smtp, syslog=new.syslog).model_dump_json()
-    db.commit()
+def forwarding(config: SyslogSettings) -> rsyslog.Forward | None:
+    """What the appliance's rsyslog forwards under ``config``: None when log forwarding is off."""
+    if not config.forward_logs:
+        return None
+    return rsyslog.Forward(
+        host=config.host, port=config.port, transport=config.transport, severity=config.forward_severity
+    )
+
+
+def apply_forwarding(gw: Gateway, files: Files, config: SyslogSettings) -> bool:
+    """Make rsyslog forward the appliance's logs as ``config`` says; True when it was restarted.
+
+    Raises the control package's typed errors (rsyslogd refused the drop-in, the restart failed).
+    """
+    changed = rsyslog.apply(gw, files, forwarding(config))
+    if changed:
+        # logged after the restart: the first line the server gets from the api when forwarding is on
+        state = "on" if config.forward_logs else "off"
+        log.info(
+            "log forwarding %s: %s:%d over %s, %s and more severe",
+            state,
+            config.host,
+            config.port,
+            config.transport,
+            config.forward_severity,
+        )
+    return changed
+
+
+def save(db: Session, box: SecretBox, new: NotifySettingsIn, gw: Gateway, files: Files) -> NotifySettings:
+    """Store new settings; the password is sealed, kept when not given and removed when empty.
+
+    Log forwarding is applied first: when rsyslog refuses it, nothing is stored (as an export change).
+    """
+    with CHANGES:
+        apply_forwarding(gw, files, new.syslog)
+        row = db.get(NotifyConfig, 1)
+        if row is None:
+            row = NotifyConfig(id=1, settings_json="{}", smtp_password=None)
+            db.add(row)
+        if new.smtp_password is not None:
+            plain = new.smtp_password.get_secret_value()
+            row.smtp_password = box.seal(plain) if plain else None
+        row.settings_json = NotifySettings(smtp=new.smtp, syslog=new.syslog).model_dump_json()
+        db.commit()
     return load(db)[0]
 
 

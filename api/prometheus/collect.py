@@ -201,6 +201,7 @@ def collect(
                     settings.data_dir if settings else None,
                     spaces=listed[0] if listed else None,
                     settings=settings,
+                    files=files,
                 )
             ),
         ),

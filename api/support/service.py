@@ -159,7 +159,9 @@ def _dump(value: Any) -> str:
     return json.dumps(value, indent=1, default=str) + "\n"
 
 
-def api_pieces(gw: Gateway, db: Session, settings: Settings, hostname: str, *, stalled: bool) -> list[Piece]:
+def api_pieces(
+    gw: Gateway, db: Session, settings: Settings, hostname: str, *, stalled: bool, files: Files | None = None
+) -> list[Piece]:
     """What the api itself knows: its version and build, its settings (no secret), the alerts now
     (skipped when a pool command timed out: the alerts read the pools with the same tools)."""
     arcvsa = {"version": VERSION, "hostname": hostname, "python": platform.python_version()}
@@ -178,7 +180,7 @@ def api_pieces(gw: Gateway, db: Session, settings: Settings, hostname: str, *, s
             lambda: _dump(
                 [
                     a.model_dump(mode="json")
-                    for a in alerts.current(gw, db, settings.data_dir, settings=settings)
+                    for a in alerts.current(gw, db, settings.data_dir, settings=settings, files=files)
                 ]
             ),
         )
@@ -230,7 +232,7 @@ def build(
     hostname = socket.gethostname()
     pieces = support.collect(gw, files, timeout=support.COMMAND_TIMEOUT)
     stalled = any(p.status == "timeout" and p.name.startswith("zfs/") for p in pieces)
-    pieces += api_pieces(gw, db, settings, hostname, stalled=stalled)
+    pieces += api_pieces(gw, db, settings, hostname, stalled=stalled, files=files)
     saveconfig = next((p.text for p in pieces if p.source == f"file: {iscsi.SAVECONFIG}"), None)
     secrets = known_secrets(db, box, settings, saveconfig)
     masker = redact.Masker.of(secrets.plain, secrets.encoded)

@@ -32,7 +32,7 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from appliance.image import sources
+from appliance.image import release, sources
 from appliance.image.commands import BuildError, capture
 from appliance.image.disk import build_disk, disk_key
 from appliance.image.payload import make_payload
@@ -88,6 +88,8 @@ class Manifest:
     image: str
     image_bytes: int
     build_manifest: str
+    upgrade_bundle: str
+    release: int
     lab_key: str
     disk_size_mib: int
     kernel: str
@@ -122,8 +124,8 @@ def prune(cache: Path, keep: set[str]) -> None:
 
 def prune_published(out: Path, version: str) -> None:
     """Remove the disks and manifests published under other versions (each disk is ~1 GB)."""
-    current = {f"arcvsa-{version}.{suffix}" for suffix in ("qcow2", "json", "build-manifest.json")}
-    for pattern in ("arcvsa-*.qcow2", "arcvsa-*.json"):
+    current = {f"arcvsa-{version}.{suffix}" for suffix in ("qcow2", "json", "build-manifest.json", "upgrade")}
+    for pattern in ("arcvsa-*.qcow2", "arcvsa-*.json", "arcvsa-*.upgrade"):
         for path in out.glob(pattern):
             if path.name not in current:
                 path.unlink()
@@ -150,9 +152,11 @@ def keypair(path: Path, comment: str) -> Path:
     return path.with_suffix(".pub")
 
 
-def image_key(base_key: str, payload_sha256: str, version: str) -> str:
-    """Hash of the base disk, the payload, the packer template and scripts, and the stamped version."""
+def image_key(base_key: str, payload_sha256: str, version: str, release: str) -> str:
+    """Hash of the base disk, the payload, the packer template and scripts, the stamped version and the
+    release file (the first release's record and the upgrade key)."""
     digest = hashlib.sha256(f"base={base_key}\npayload={payload_sha256}\nversion={version}\n".encode())
+    digest.update(release.encode())
     hash_files(digest, template_files())
     return digest.hexdigest()
 
@@ -192,14 +196,17 @@ def build(out: Path, version: str, size_mib: int) -> Manifest:
     stages.append(StageTime("payload (wheel, locked deps, web, units)", time.monotonic() - t0, False))
 
     t0 = time.monotonic()
-    ikey = image_key(dkey, payload_sha, version)
+    first = release.manifest(version, payload, payload_sha)
+    upgrade_key = release.signing_key(out / "keys")
+    release_json = out / "payload" / "release.json"
+    ikey = image_key(dkey, payload_sha, version, release.release_file(release_json, first, upgrade_key))
     provisioned = cache / f"image-{ikey[:16]}.qcow2"
     recorded = provisioned.with_suffix(".json")
     cached = provisioned.is_file() and recorded.is_file()
     if not cached:
         log = logs / "packer.log"
         log.unlink(missing_ok=True)
-        data = provision(base, build_key, payload, version, out / "packer", provisioned, log)
+        data = provision(base, build_key, payload, release_json, version, out / "packer", provisioned, log)
         recorded.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     stages.append(
         StageTime("packer (qemu TCG: payload, units, manifest, seal)", time.monotonic() - t0, cached)
@@ -207,6 +214,7 @@ def build(out: Path, version: str, size_mib: int) -> Manifest:
 
     image = out / f"arcvsa-{version}.qcow2"
     copy_out(provisioned, image)
+    upgrade = release.write_bundle(out / f"arcvsa-{version}.upgrade", first, payload, upgrade_key)
     build_manifest = out / f"arcvsa-{version}.build-manifest.json"
     shutil.copyfile(recorded, build_manifest)
     lab_key = keypair(out / "lab" / "id_ed25519", "arcvsa-lab-only").with_suffix("")
@@ -225,6 +233,8 @@ def build(out: Path, version: str, size_mib: int) -> Manifest:
         image=str(image),
         image_bytes=image.stat().st_size,
         build_manifest=str(build_manifest),
+        upgrade_bundle=str(upgrade),
+        release=first.release,
         lab_key=str(lab_key),
         disk_size_mib=size_mib,
         kernel=kver,

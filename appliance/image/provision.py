@@ -45,7 +45,7 @@ def packer_env(work: Path) -> dict[str, str]:
 
 
 def provision(
-    base_disk: Path, key: Path, payload: Path, version: str, work: Path, out: Path, log: Path
+    base_disk: Path, key: Path, payload: Path, release: Path, version: str, work: Path, out: Path, log: Path
 ) -> dict[str, object]:
     """Run packer; move the sealed disk to ``out`` and return the image's build manifest."""
     if shutil.which("packer") is None:
@@ -66,6 +66,7 @@ def provision(
         "-var", f"base_disk={base_disk}",
         "-var", f"ssh_private_key_file={key}",
         "-var", f"payload={payload}",
+        "-var", f"release_file={release}",
         "-var", f"output_directory={output_dir}",
         "-var", f"manifest_out={manifest}",
         "-var", f"vsphere_export_directory={work / 'vsphere-export'}",

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 for unit in arcvsa-firstboot.service arcvsa-api.service; do
-    install -m 0644 "/opt/arcvsa/systemd/$unit" "/etc/systemd/system/$unit"
+    install -m 0644 "/opt/arcvsa/current/systemd/$unit" "/etc/systemd/system/$unit"
 done
 systemctl daemon-reload
 systemctl enable arcvsa-firstboot.service arcvsa-api.service

@@ -124,4 +124,28 @@ test('settings: users and passwords, and a certificate upload', async ({ page },
     expect(after.restart_needed).toBe(true);
     await page.screenshot({ path: path.join(dir, 'settings-tls-installed.png'), fullPage: true });
   });
+
+  // Forwarding is only refused here: on a dev host the api's files are the machine's own (/etc/rsyslog.d);
+  // forwarding that works is tests/lab/ops/test_syslog_forwarding_lab.py's, on the booted appliance.
+  await test.step('remote syslog: forwarding the logs to the appliance itself is refused, alerts saved', async () => {
+    const form = page.getByTestId('syslog-form');
+    await expect(form.getByLabel('Forward logs from')).toBeDisabled();
+    await form.getByTestId('syslog-forward').check();
+    await form.getByLabel('Forward logs from').selectOption('warning');
+    await form.getByLabel('Syslog server').fill('localhost');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(form.getByRole('alert').filter({ hasText: 'cannot be forwarded to the appliance itself' })).toBeVisible();
+    await page.screenshot({ path: path.join(dir, 'settings-syslog-refused.png'), fullPage: true });
+    const stored = (await (await page.request.get('/api/settings/notifications')).json()) as { syslog: { forward_logs: boolean } };
+    expect(stored.syslog.forward_logs).toBe(false);
+    await form.getByTestId('syslog-forward').uncheck();
+    await form.getByTestId('syslog-alerts').check();
+    await form.getByLabel('Syslog server').fill('192.0.2.20');
+    await form.getByLabel('Port', { exact: true }).fill('6514');
+    await form.getByLabel('Transport').selectOption('tcp');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await expect(page.getByTestId('syslog').getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+    const saved = (await (await page.request.get('/api/settings/notifications')).json()) as { syslog: Record<string, unknown> };
+    expect(saved.syslog).toMatchObject({ enabled: true, host: '192.0.2.20', port: 6514, transport: 'tcp', forward_logs: false });
+  });
 });

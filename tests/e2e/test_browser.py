@@ -253,3 +253,46 @@ def test_settings_users_passwords_and_certificate(tmp_path: Path, capsys: pytest
     }
     code = _playwright("settings.spec.ts", tmp_path, capsys, extra)
     assert code == 0, "the Playwright settings journey failed (its output is above)"
+
+
+def test_upgrades_section(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """upgrades.spec.ts: the api sees a release tree (v1.0 running, v0.9 kept) and trusts a signing key made
+    here; the spec uploads a file that is no bundle, one signed with another key and a signed newer one,
+    and discards it. A rolled-back last run is left in state.json for the page to show. Nothing is applied."""
+    import json
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from fixtures.upgrade_bundles import manifest_for, payload, signed
+
+    from appliance.upgrade import bundle, release
+
+    key = Ed25519PrivateKey.generate()
+    opt, etc, files = tmp_path / "opt", tmp_path / "etc", tmp_path / "bundles"
+    for folder in (etc, files, tmp_path / "data" / "upgrade"):
+        folder.mkdir(parents=True)
+    (etc / "upgrade-signing.pub").write_text(bundle.public_key_text(key))
+    for version, number in (("v0.9", 9), ("v1.0", 10)):
+        pay = payload(tmp_path / f"{version}.tar")
+        release.install(opt, manifest_for(pay, version, number), pay)
+    release.switch(opt, "v1.0")
+    good = signed(files / "arcvsa-v1.1.upgrade", key, "v1.1", 11)
+    other = signed(files / "arcvsa-v1.1-other-key.upgrade", Ed25519PrivateKey.generate(), "v1.1", 11)
+    junk = files / "notes.upgrade"
+    junk.write_text("not an upgrade bundle\n")
+    steps = [{"at": f"2025-01-02T03:0{i}:00+00:00", "state": s} for i, s in
+             enumerate(("verifying", "installing", "switching", "rolling_back", "rolled_back"))]  # fmt: skip
+    last = {"state": "rolled_back", "from_version": "v1.0", "to_version": "v1.0.1", "updated": steps[-1]["at"],
+            "error": "the api did not answer as v1.0.1 within 600 s", "steps": steps}  # fmt: skip
+    (tmp_path / "data" / "upgrade" / "state.json").write_text(json.dumps(last))
+    # The api process inherits these (lab.stack.ApiServer copies the environment).
+    monkeypatch.setenv("ARCVSA_INSTALL_ROOT", str(opt))
+    monkeypatch.setenv("ARCVSA_ETC_DIR", str(etc))
+    extra = {
+        "ARCVSA_E2E_BUNDLE": str(good),
+        "ARCVSA_E2E_OTHER_KEY_BUNDLE": str(other),
+        "ARCVSA_E2E_NOT_A_BUNDLE": str(junk),
+    }
+    code = _playwright("upgrades.spec.ts", tmp_path, capsys, extra)
+    assert code == 0, "the Playwright upgrades section failed (its output is above)"

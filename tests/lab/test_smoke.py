@@ -21,6 +21,7 @@ from lab.san import San
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
 
+REPO = Path(__file__).resolve().parents[2]
 FILE_SIZE = 16 << 20
 # Pinned ports (DESIGN.md section 5); UDP off (broken in 6.5); datasets need acltype=posix.
 GANESHA_CONF = """\
@@ -110,6 +111,19 @@ def test_admin_password_from_the_ovf_env_works(booted: BootedAppliance) -> None:
     assert version_tuple(info["build"]["openzfs"]) >= (2, 3)
     status, _ = booted.api.request("GET", "/api/appliance")
     assert status == 401
+
+
+def test_the_image_runs_its_first_release_and_trusts_its_build_key(booted: BootedAppliance) -> None:
+    """The image's release (what an in-place upgrade starts from): /opt/arcvsa/current is this build,
+    health names it, and the key its bundles are checked with is this build tree's."""
+    record = json.loads((REPO / "build" / "image" / "latest.json").read_text(encoding="utf-8"))
+    assert booted.health["version"] == record["version"]
+    token = booted.api.token("admin", booted.properties["admin_password"])
+    status, upgrades = booted.api.request("GET", "/api/upgrades", token=token)
+    assert status == 200, upgrades
+    current = upgrades["current"]
+    assert (current["version"], current["release"]) == (record["version"], record["release"]), current
+    assert [r["version"] for r in upgrades["installed"]] == [record["version"]]
 
 
 def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:

@@ -24,11 +24,21 @@ class BootedAppliance:
 
 
 def boot(
-    image: Path, key: Path, san: San, directory: Path, overrides: dict[str, str] | None = None
+    image: Path,
+    key: Path,
+    san: San,
+    directory: Path,
+    overrides: dict[str, str] | None = None,
+    *,
+    reach_host: bool = False,
 ) -> BootedAppliance:
-    """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health."""
+    """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health;
+    ``reach_host``: the guest may send out through the host (see lab.appliance_vm)."""
     iso, properties = appliance_env.prepare(directory / "env", key, overrides or {})
-    vm = ApplianceVm(VmConfig(image, directory, san.socket, san.luns, key, cdrom=iso, tied=True))
+    config = VmConfig(
+        image, directory, san.socket, san.luns, key, cdrom=iso, tied=True, reach_host=reach_host
+    )
+    vm = ApplianceVm(config)
     booted = BootedAppliance(
         vm, ApplianceApi(vm.config.host_ports["https"], directory / "api.crt"), properties
     )

@@ -612,6 +612,9 @@ export interface paths {
         /**
          * Put Notifications
          * @description Replace the settings; alerts already raised are sent to a newly enabled channel on the next check.
+         *
+         *     Log forwarding (syslog.forward_logs) is applied to the appliance's rsyslog before the settings are
+         *     stored: when rsyslog refuses it, nothing changes.
          */
         put: operations["put_notifications_api_settings_notifications_put"];
         post?: never;
@@ -1298,6 +1301,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/upgrades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Upgrade Status
+         * @description The running release, the releases kept for a rollback, the staged bundle and the last run.
+         */
+        get: operations["upgrade_status_api_upgrades_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/upgrades/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply Upgrade
+         * @description Start the upgrade to the staged bundle. The api restarts as the new release; if that release
+         *     does not come up, the previous one is restored (database included) and serves again. Follow it with
+         *     GET /api/upgrades.
+         */
+        post: operations["apply_upgrade_api_upgrades_apply_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/upgrades/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload Bundle
+         * @description Upload a bundle: its signature and payload hash are checked before it is staged in place of any
+         *     staged before; a refused file leaves nothing staged.
+         */
+        put: operations["upload_bundle_api_upgrades_bundle_put"];
+        post?: never;
+        /**
+         * Discard Bundle
+         * @description Remove the staged bundle.
+         */
+        delete: operations["discard_bundle_api_upgrades_bundle_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users": {
         parameters: {
             query?: never;
@@ -1899,7 +1969,7 @@ export interface components {
              * Steps
              * @description every ramp step run so far, in order
              */
-            steps: components["schemas"]["Step"][];
+            steps: components["schemas"]["appliance__control__calibration__Step"][];
             /**
              * Stop Reason
              * @description why the ramp ended
@@ -4102,6 +4172,37 @@ export interface components {
             why: string;
         };
         /**
+         * Release
+         * @description One build of arcvsa as its signed manifest describes it.
+         */
+        Release: {
+            /**
+             * Base Key
+             * @description hash of the OS package set the release needs
+             */
+            base_key: string;
+            /**
+             * Payload Bytes
+             * @description size of the payload
+             */
+            payload_bytes: number;
+            /**
+             * Payload Sha256
+             * @description SHA-256 of the release's payload (code, dependencies, web)
+             */
+            payload_sha256: string;
+            /**
+             * Release
+             * @description orders versions: higher is newer
+             */
+            release: number;
+            /**
+             * Version
+             * @description the build's version (git describe)
+             */
+            version: string;
+        };
+        /**
          * RestoreReport
          * @description What a restore did.
          */
@@ -4207,6 +4308,44 @@ export interface components {
              * @default false
              */
             replace: boolean;
+        };
+        /**
+         * Run
+         * @description The last (or the running) upgrade, as the upgrader records it.
+         */
+        Run: {
+            /**
+             * Code
+             * @description for a refused bundle: the refusal's code
+             */
+            code?: string | null;
+            /**
+             * Error
+             * @description why it was refused, failed or rolled back
+             */
+            error?: string | null;
+            /**
+             * From Version
+             * @description the release that ran before
+             */
+            from_version?: string | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "queued" | "verifying" | "installing" | "switching" | "rolling_back" | "done" | "rolled_back" | "refused" | "failed";
+            /** Steps */
+            steps?: components["schemas"]["api__upgrades__schemas__Step"][];
+            /**
+             * To Version
+             * @description the release being installed
+             */
+            to_version?: string | null;
+            /**
+             * Updated
+             * @description when the state last changed (UTC)
+             */
+            updated?: string | null;
         };
         /**
          * SanCheck
@@ -4488,44 +4627,6 @@ export interface components {
             name: string;
         };
         /**
-         * Step
-         * @description One step of a ramp.
-         */
-        Step: {
-            /**
-             * Desktops
-             * @description desktops running at once
-             */
-            desktops: number;
-            /** @description fio's figures of the step */
-            figures: components["schemas"]["Figures"];
-            /**
-             * Iops
-             * @description IOPS achieved (reads and writes)
-             */
-            iops: number;
-            /**
-             * P95 Ms
-             * @description the worse of read and write p95 completion latency, ms
-             */
-            p95_ms: number | null;
-            /**
-             * Passed
-             * @description p95 within the threshold and IOPS >= 90 % of requested
-             */
-            passed: boolean;
-            /**
-             * Reason
-             * @description why the step failed, in words
-             */
-            reason: string | null;
-            /**
-             * Requested Iops
-             * @description desktops x the profile's IOPS
-             */
-            requested_iops: number;
-        };
-        /**
          * Summary
          * @description The latest sample: a card per export and the ARC figures.
          */
@@ -4578,7 +4679,9 @@ export interface components {
         };
         /**
          * SyslogSettings
-         * @description The remote syslog server alerts go to (RFC 5424).
+         * @description The remote syslog server (RFC 5424) alerts go to, and the appliance's own logs when asked.
+         *
+         *     One server for both: alerts are sent by the api itself, the logs by the appliance's rsyslog.
          */
         SyslogSettings: {
             /**
@@ -4587,6 +4690,19 @@ export interface components {
              * @default false
              */
             enabled: boolean;
+            /**
+             * Forward Logs
+             * @description forward the appliance's own logs (its journal: api, NFS server, ZFS, iSCSI, kernel) to the syslog server
+             * @default false
+             */
+            forward_logs: boolean;
+            /**
+             * Forward Severity
+             * @description forward log messages of this severity and every more severe one
+             * @default info
+             * @enum {string}
+             */
+            forward_severity: "emerg" | "alert" | "crit" | "err" | "warning" | "notice" | "info" | "debug";
             /**
              * Host
              * @description syslog server (name or IP address)
@@ -4726,6 +4842,20 @@ export interface components {
              * @description Bearer token for scripts: send it as 'Authorization: Bearer <token>'
              */
             token: string;
+        };
+        /** UpgradeStatus */
+        UpgradeStatus: {
+            /** @description the release running now (none outside an appliance) */
+            current: components["schemas"]["Release"] | null;
+            /**
+             * Installed
+             * @description releases on the disk, newest first (one is a rollback target)
+             */
+            installed: components["schemas"]["Release"][];
+            /** @description the last upgrade run */
+            last: components["schemas"]["Run"] | null;
+            /** @description the uploaded, verified bundle waiting to be applied */
+            staged: components["schemas"]["Release"] | null;
         };
         /** UserCreate */
         UserCreate: {
@@ -5020,6 +5150,57 @@ export interface components {
              * @description desktops read one golden replica (linked clones)
              */
             shared_golden: boolean;
+        };
+        /** Step */
+        api__upgrades__schemas__Step: {
+            /**
+             * At
+             * @description when the upgrader reached this state (UTC)
+             */
+            at: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "queued" | "verifying" | "installing" | "switching" | "rolling_back" | "done" | "rolled_back" | "refused" | "failed";
+        };
+        /**
+         * Step
+         * @description One step of a ramp.
+         */
+        appliance__control__calibration__Step: {
+            /**
+             * Desktops
+             * @description desktops running at once
+             */
+            desktops: number;
+            /** @description fio's figures of the step */
+            figures: components["schemas"]["Figures"];
+            /**
+             * Iops
+             * @description IOPS achieved (reads and writes)
+             */
+            iops: number;
+            /**
+             * P95 Ms
+             * @description the worse of read and write p95 completion latency, ms
+             */
+            p95_ms: number | null;
+            /**
+             * Passed
+             * @description p95 within the threshold and IOPS >= 90 % of requested
+             */
+            passed: boolean;
+            /**
+             * Reason
+             * @description why the step failed, in words
+             */
+            reason: string | null;
+            /**
+             * Requested Iops
+             * @description desktops x the profile's IOPS
+             */
+            requested_iops: number;
         };
         /**
          * PoolSpec
@@ -7314,6 +7495,24 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10694,6 +10893,197 @@ export interface operations {
             };
             /** @description Gateway Timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    upgrade_status_api_upgrades_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpgradeStatus"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    apply_upgrade_api_upgrades_apply_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An upgrade is running, or nothing is staged */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    upload_bundle_api_upgrades_bundle_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The upgrade bundle (arcvsa-<version>.upgrade) as the image build wrote it */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Release"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An upgrade is running, or nothing is staged */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not a bundle, unsigned, tampered, not newer, or for another base */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    discard_bundle_api_upgrades_bundle_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description An upgrade is running, or nothing is staged */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

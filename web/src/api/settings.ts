@@ -57,3 +57,29 @@ export function useInstallTls() {
     onSuccess: (state) => queryClient.setQueryData(tlsKey, state),
   });
 }
+
+export type NotifySettings = S['NotifySettings'];
+export type NotifySettingsIn = S['NotifySettingsIn'];
+export type SyslogSettings = S['SyslogSettings'];
+export type SmtpSettings = S['SmtpSettings'];
+export type SendResult = S['SendResult'];
+
+const notifyKey = ['settings', 'notifications'] as const;
+
+export function useNotifications() {
+  return useQuery({ queryKey: notifyKey, queryFn: () => call(api.GET('/api/settings/notifications')) });
+}
+
+/** Replace the notification settings; log forwarding is applied to the appliance's rsyslog first. */
+export function useSaveNotifications() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: NotifySettingsIn) => call(api.PUT('/api/settings/notifications', { body })),
+    onSuccess: (saved) => queryClient.setQueryData(notifyKey, saved),
+  });
+}
+
+/** A test message on every enabled alert channel, each channel's outcome. */
+export function useTestNotifications() {
+  return useMutation({ mutationFn: () => call(api.POST('/api/settings/notifications/test')) });
+}

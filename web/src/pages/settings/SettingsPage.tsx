@@ -2,7 +2,9 @@ import { PageHeader } from '../../components/PageHeader';
 import { BackupSection } from './BackupSection';
 import { NfsSection } from './NfsSection';
 import { SupportSection } from './SupportSection';
+import { SyslogSection } from './SyslogSection';
 import { TlsSection } from './TlsSection';
+import { UpgradeSection } from './UpgradeSection';
 import { UsersSection } from './UsersSection';
 import { VCentersSection } from './VCentersSection';
 import './settings.css';
@@ -10,13 +12,15 @@ import './settings.css';
 export function SettingsPage() {
   return (
     <>
-      <PageHeader title="Settings" subtitle="Who can log in, the certificate browsers see, the NFS server, the vCenter connections and the support bundle." />
+      <PageHeader title="Settings" subtitle="Who can log in, the certificate browsers see, the NFS server, the vCenter connections, remote syslog, configuration backups, upgrades and the support bundle." />
       <div className="storage-stack">
         <UsersSection />
         <TlsSection />
         <NfsSection />
         <VCentersSection />
+        <SyslogSection />
         <BackupSection />
+        <UpgradeSection />
         <SupportSection />
       </div>
     </>

@@ -1,0 +1,255 @@
+"""Apply a staged upgrade on the appliance, or roll back to the release that ran before.
+
+Runs as its own transient unit (``systemd-run``, started by the api), because it stops and starts the
+api. The order keeps the appliance serving and the database whole:
+
+1. check the staged bundle again (signature, payload hash), that it is newer and fits this base system;
+2. unpack it beside the running release, byte-compile it, import its entry modules with the image's
+   Python: a release that cannot load is refused while the old api still serves;
+3. stop the api, copy the database (SQLite's backup api), install the new units, switch ``current``,
+   start the api: its start runs the database migrations;
+4. wait until ``/api/health`` answers ok with the new version.
+
+If 3 or 4 fails, the api is stopped, the database copy put back, ``current`` and the units switched back
+and the old api started and waited for. NFS and iSCSI are served by ganesha/knfsd and LIO, which the
+upgrade never touches: clients see no outage. Every step is written to ``state.json`` as it happens.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import sqlite3
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from appliance.upgrade import bundle, release
+from appliance.upgrade.bundle import Manifest
+from appliance.upgrade.errors import Incompatible, NotNewer, UpgradeError, UpgradeFailed
+
+API_UNIT = "arcvsa-api.service"
+UNITS = ("arcvsa-api.service", "arcvsa-firstboot.service")
+UNIT_DIR = Path("/etc/systemd/system")
+HEALTH_URL = "https://127.0.0.1:443/api/health"
+# The api's first start after a switch migrates the database and imports everything under TCG.
+HEALTH_TIMEOUT = 600.0
+ENTRY_MODULES = "import api.app, appliance.firstboot.cli, appliance.upgrade.apply"
+
+Runner = Callable[[Sequence[str], dict[str, str] | None], None]
+Health = Callable[[], str | None]
+Restarts = Callable[[], int]
+# A release whose api exits this many times after its start is not waited for until the timeout.
+MAX_RESTARTS = 2
+
+
+def run(argv: Sequence[str], env: dict[str, str] | None = None) -> None:
+    """Run a tool; a non-zero exit is an UpgradeError with the end of its output."""
+    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=900, env=env, check=False)
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip()[-800:]
+        raise UpgradeError(f"{' '.join(argv)} exited {done.returncode}: {tail}")
+
+
+def health_version() -> str | None:
+    """The version /api/health reports when its status is ok; None while the api is not up.
+
+    The certificate is the appliance's own (first boot made it) and this is loopback: not verified.
+    """
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(HEALTH_URL, timeout=10, context=context) as answer:
+            body = json.load(answer)
+    except (OSError, urllib.error.URLError, ValueError):
+        return None
+    return str(body.get("version")) if body.get("status") == "ok" else None
+
+
+def api_restarts() -> int:
+    """How often systemd has restarted the api since its unit was last started."""
+    argv = ["systemctl", "show", "--property=NRestarts", "--value", API_UNIT]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    try:
+        return int(done.stdout.strip() or 0)
+    except ValueError:
+        return 0
+
+
+@dataclass
+class Paths:
+    """Where the upgrader reads and writes; tests put all of it under a temporary folder."""
+
+    root: Path = release.ROOT
+    data: Path = Path("/var/lib/arcvsa")
+    unit_dir: Path = UNIT_DIR
+    key: Path = Path("/etc/arcvsa/upgrade-signing.pub")
+
+    @property
+    def work(self) -> Path:
+        return self.data / "upgrade"
+
+    @property
+    def staged(self) -> Path:
+        return self.work / "staged"
+
+    @property
+    def state(self) -> Path:
+        return self.work / "state.json"
+
+    @property
+    def python(self) -> Path:
+        return self.root / "venv" / "bin" / "python"
+
+
+@dataclass
+class Upgrade:
+    """One run of the upgrader; ``state.json`` mirrors it."""
+
+    paths: Paths
+    runner: Runner = run
+    health: Health = health_version
+    restarts: Restarts = api_restarts
+    timeout: float = HEALTH_TIMEOUT
+    state: dict[str, object] = field(default_factory=dict)
+
+    def note(self, state: str, **extra: object) -> None:
+        now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        steps = self.state.setdefault("steps", [])
+        assert isinstance(steps, list)
+        steps.append({"at": now, "state": state})
+        self.state.update(state=state, updated=now, **extra)
+        tmp = self.paths.state.with_suffix(".tmp")
+        tmp.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(self.state, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.paths.state)
+
+    def check(self) -> tuple[Manifest, Manifest]:
+        """The staged bundle, verified, against the running release."""
+        key = bundle.load_public_key(self.paths.key.read_text(encoding="ascii"))
+        new = bundle.verify_staged(self.paths.staged, key)
+        old = release.current(self.paths.root)
+        if old is None:
+            raise UpgradeError(f"{self.paths.root}/current has no readable {release.RELEASE_FILE}")
+        if new.release < old.release or new.version == old.version:
+            raise NotNewer(f"{new.version} (release {new.release}) is not newer than {old.version}")
+        if new.base_key != old.base_key:
+            raise Incompatible(
+                f"{new.version} needs another base system than this image's: deploy its OVA and restore "
+                "a configuration backup"
+            )
+        return new, old
+
+    def prepare(self, new: Manifest) -> Path:
+        """Unpack, byte-compile and import the new release while the old one serves."""
+        folder = release.install(self.paths.root, new, self.paths.staged / "payload.tar")
+        python = str(self.paths.python)
+        self.runner([python, "-m", "compileall", "-q", "-j", "0", str(folder / "lib")], None)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
+            "PYTHONPATH": str(folder / "lib"),
+        }
+        # -P: the working folder is not put first on sys.path; only the new release's lib is.
+        self.runner([python, "-P", "-c", ENTRY_MODULES], env)
+        return folder
+
+    def units(self, version: str) -> None:
+        """Install release ``version``'s unit files; reload systemd when one changed."""
+        source = release.releases(self.paths.root) / version / "systemd"
+        changed = False
+        for name in UNITS:
+            new, target = source / name, self.paths.unit_dir / name
+            if new.is_file() and (not target.is_file() or target.read_bytes() != new.read_bytes()):
+                shutil.copyfile(new, target)
+                changed = True
+        if changed:
+            self.runner(["systemctl", "daemon-reload"], None)
+
+    def start(self, version: str) -> None:
+        """Switch to ``version``, start the api and wait until it serves as that version."""
+        self.units(version)
+        release.switch(self.paths.root, version)
+        self.runner(["systemctl", "start", API_UNIT], None)
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.health() == version:
+                return
+            if (restarts := self.restarts()) >= MAX_RESTARTS:
+                raise UpgradeFailed(f"the api of {version} exited {restarts} times after its start")
+            time.sleep(2)
+        raise UpgradeFailed(f"the api did not answer as {version} within {self.timeout:.0f} s")
+
+    def database(self) -> tuple[Path, Path]:
+        live = self.paths.data / "arcvsa.db"
+        return live, self.paths.work / "arcvsa.before-upgrade.db"
+
+    def apply(self) -> Manifest:
+        """The whole upgrade; returns the release now running. Raises after a rollback."""
+        self.state = queued(self.paths.state)
+        self.note("verifying")
+        new, old = self.check()
+        self.state.update(from_version=old.version, to_version=new.version)
+        self.note("installing")
+        self.prepare(new)
+        self.note("switching")
+        self.runner(["systemctl", "stop", API_UNIT], None)
+        live, copy = self.database()
+        backup(live, copy)
+        try:
+            self.start(new.version)
+        except Exception as err:
+            self.note("rolling_back", error=str(err))
+            try:
+                self.rollback(old.version, live, copy)
+            except Exception as again:
+                raise UpgradeError(
+                    f"{new.version} did not come up ({err}) and the rollback failed: {again}"
+                ) from None
+            self.note("rolled_back")
+            raise UpgradeFailed(
+                f"{new.version} did not come up ({err}); {old.version} serves again"
+            ) from None
+        self.note("done")
+        release.prune(self.paths.root, {new.version, old.version})
+        bundle.unstage(self.paths.staged)
+        return new
+
+    def rollback(self, version: str, live: Path, copy: Path) -> None:
+        self.runner(["systemctl", "stop", API_UNIT], None)
+        backup(copy, live)
+        self.start(version)
+
+
+def queued(path: Path) -> dict[str, object]:
+    """The run the api queued (its versions and first step), continued rather than overwritten."""
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return dict(state) if isinstance(state, dict) and state.get("state") == "queued" else {}
+
+
+def backup(source: Path, target: Path) -> None:
+    """Copy a SQLite database consistently (its journal included) with SQLite's own backup api."""
+    if not source.is_file():
+        return
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    src, dst = sqlite3.connect(source), sqlite3.connect(partial)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
+        dst.close()
+    # The api is stopped: a write-ahead log left beside the target belongs to the file it replaces.
+    for suffix in ("-wal", "-shm", "-journal"):
+        target.with_name(target.name + suffix).unlink(missing_ok=True)
+    os.replace(partial, target)

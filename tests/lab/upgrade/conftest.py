@@ -1,0 +1,32 @@
+"""The image the upgrade test starts from: the previous commit's build when it can be upgraded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lab import previous
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="session")
+def upgrade_from() -> dict[str, Any]:
+    """{"mode": "previous" | "same", "record": the booted image's build record}."""
+    try:
+        record = previous.build("HEAD~1")
+        mode = "previous"
+    except previous.NotUpgradable as err:
+        print(f"\n{err}: upgrading this tree's image to a next release made from this tree instead")
+        record = json.loads((REPO / "build" / "image" / "latest.json").read_text(encoding="utf-8"))
+        mode = "same"
+    return {"mode": mode, "record": record}
+
+
+@pytest.fixture(scope="session")
+def lab_image(upgrade_from: dict[str, Any]) -> tuple[Path, Path]:
+    record = upgrade_from["record"]
+    return Path(record["image"]), Path(record["lab_key"])

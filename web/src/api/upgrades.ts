@@ -1,0 +1,81 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from './client';
+import { ApiError, call } from './errors';
+import type { components } from './schema';
+
+type S = components['schemas'];
+export type UpgradeStatus = S['UpgradeStatus'];
+export type Release = S['Release'];
+export type UpgradeRun = S['Run'];
+export type UpgradeState = UpgradeRun['state'];
+
+const upgradesKey = ['upgrades'] as const;
+/** How often a running upgrade is read again. */
+export const POLL_MS = 3000;
+/** The upgrader's states while it works (api/upgrades/schemas.py RUNNING). */
+const RUNNING: ReadonlySet<UpgradeState> = new Set(['queued', 'verifying', 'installing', 'switching', 'rolling_back']);
+/** A run whose state has not moved for an hour is dead (the api's STALE_SECONDS): it is not followed. */
+const STALE_MS = 3600 * 1000;
+
+/** The run is still going: the upgrader has not written an end state yet. */
+export function isInProgress(run: UpgradeRun | null | undefined, now: number = Date.now()): boolean {
+  if (!run || !RUNNING.has(run.state)) return false;
+  const updated = run.updated ? new Date(run.updated).getTime() : Number.NaN;
+  return Number.isNaN(updated) || now - updated < STALE_MS;
+}
+
+/** No answer, or the answer of a server that is stopping or starting: what the api's restart looks like. */
+export function isRestarting(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 0 || error.status >= 500);
+}
+
+/**
+ * The releases, the staged bundle and the last run. While a run is in progress it is read every 3 s; the
+ * api stops and comes back as the new release meanwhile, so a failed read keeps the last answer and the
+ * next poll is its retry.
+ */
+export function useUpgrades() {
+  return useQuery({
+    queryKey: upgradesKey,
+    queryFn: () => call(api.GET('/api/upgrades')),
+    refetchInterval: (query) => (isInProgress(query.state.data?.last) ? POLL_MS : false),
+    retry: (count, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
+  });
+}
+
+/** Upload a bundle file as the raw body; the api verifies it and stages it in place of any staged one. */
+export function useUploadBundle() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (file: File) =>
+      call(
+        api.PUT('/api/upgrades/bundle', {
+          // The route takes the bytes as they are (application/octet-stream), not JSON: no serializing.
+          body: file as unknown as string,
+          bodySerializer: (body: unknown) => body,
+          headers: { 'Content-Type': 'application/octet-stream' },
+        }),
+      ),
+    // A refused file unstages whatever was staged before: read the status again either way.
+    onSettled: () => queryClient.invalidateQueries({ queryKey: upgradesKey }),
+  });
+}
+
+export function useDiscardBundle() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(api.DELETE('/api/upgrades/bundle')),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: upgradesKey }),
+  });
+}
+
+/** Start the upgrade to the staged bundle; the run it answers with starts the polling. */
+export function useApplyUpgrade() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(api.POST('/api/upgrades/apply')),
+    onSuccess: (run) =>
+      queryClient.setQueryData<UpgradeStatus>(upgradesKey, (old) => (old ? { ...old, last: run } : old)),
+    onError: () => queryClient.invalidateQueries({ queryKey: upgradesKey }),
+  });
+}
