@@ -5,20 +5,7 @@
 import { type Locator, type Page, expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-
-function env(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set (tests/e2e/test_browser.py sets it)`);
-  return value;
-}
-
-async function logIn(page: Page, user: string, password: string) {
-  await page.goto('/login');
-  await page.getByLabel('User name', { exact: true }).fill(user);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await expect(page.getByTestId('signed-in-user')).toHaveText(user);
-}
+import { env, logIn } from './session';
 
 const fieldMessage = (page: Page | Locator, name: string) => page.locator(`[data-field-message="${name}"]`);
 

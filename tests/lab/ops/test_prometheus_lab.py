@@ -19,12 +19,13 @@ import subprocess
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from fixtures.appliance.remote import nfs_cp, wait_writable
+from support import polling
 from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance
 
@@ -41,18 +42,6 @@ ARC_HIT_RATIO = (
     "sum(rate(arcvsa_arc_hits_total[1m])) / "
     "(sum(rate(arcvsa_arc_hits_total[1m])) + sum(rate(arcvsa_arc_misses_total[1m])))"
 )
-T = TypeVar("T")
-
-
-def wait(what: str, check: Callable[[], T | None], timeout: float, every: float = 2.0) -> T:
-    """Poll ``check()`` until it returns something other than None; AssertionError naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found is not None:
-            return found
-        assert time.monotonic() < deadline, f"{what}: not within {timeout:.0f} s"
-        time.sleep(every)
 
 
 def host_binary(name: str) -> str:
@@ -167,7 +156,7 @@ def prometheus(
     }
     server = Prometheus(folder, config)
     try:
-        wait("prometheus ready", server.ready, timeout=60, every=0.5)
+        polling.wait("prometheus ready", server.ready, timeout=60, every=0.5)
         yield server
     finally:
         server.stop()
@@ -197,7 +186,7 @@ def test_prometheus_scrapes_and_answers_the_arc_hit_ratio(
     datastore: str, prometheus: Prometheus, appliance: ApplianceVm, tmp_path: Path
 ) -> None:
     # the datastore first: scrapes while zpool create writes labels through the throttled SAN may time out
-    target = wait("first scrape", lambda: prometheus.target("up"), timeout=180)
+    target = polling.wait("first scrape", lambda: prometheus.target("up"), timeout=180)
     print(f"\nscraped in {target['lastScrapeDuration']:.3f} s")
     assert [s["value"][1] for s in prometheus.query('up{job="arcvsa"}')] == ["1"]
 
@@ -218,7 +207,7 @@ def test_prometheus_scrapes_and_answers_the_arc_hit_ratio(
         found = prometheus.query(ARC_HIT_RATIO)
         return float(found[0]["value"][1]) if found and found[0]["value"][1] != "NaN" else None
 
-    hit_ratio = wait("ARC hit ratio in PromQL", ratio, timeout=120)
+    hit_ratio = polling.wait("ARC hit ratio in PromQL", ratio, timeout=120)
     print(f"ARC hit ratio (PromQL, 1m): {hit_ratio:.3f}")
     assert 0.5 < hit_ratio <= 1.0  # warm reads of a file the ARC holds
 
@@ -236,7 +225,7 @@ def test_prometheus_scrapes_and_answers_the_arc_hit_ratio(
 def test_a_revoked_token_stops_the_scrapes(
     prometheus: Prometheus, api: LabApi, scrape_token: dict[str, Any]
 ) -> None:
-    wait("a scrape", lambda: prometheus.target("up"), timeout=120)
+    polling.wait("a scrape", lambda: prometheus.target("up"), timeout=120)
     api.call("DELETE", f"/api/metrics/scrape-tokens/{scrape_token['id']}", expect=204)
-    refused = wait("a refused scrape", lambda: prometheus.target("down"), timeout=60)
+    refused = polling.wait("a refused scrape", lambda: prometheus.target("down"), timeout=60)
     assert "401" in refused["lastError"], refused

@@ -15,12 +15,13 @@ import shutil
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from fixtures.appliance.remote import SshRunner
+from support import polling
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance, boot
 from support.notify_servers import free_port
@@ -34,23 +35,11 @@ pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
 HOST = "10.0.2.2"  # the host as qemu user networking shows it to the guest
 NOTIFY = "/api/settings/notifications"
 QUIET_SECONDS = 20  # how long a marker that must not arrive is waited for
-T = TypeVar("T")
 # One field per part of the message, the host's receive time first (split on "|", the message last).
 TEMPLATE = (
     "%timegenerated:::date-rfc3339%|%timereported:::date-rfc3339%|%syslogfacility-text%|"
     "%syslogseverity-text%|%hostname%|%app-name%|%msg%\\n"
 )
-
-
-def wait(what: str, check: Callable[[], T | None], timeout: float, every: float = 0.2) -> T:
-    """Poll ``check()`` until it returns something other than None; AssertionError naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found is not None:
-            return found
-        assert time.monotonic() < deadline, f"{what}: not within {timeout:.0f} s"
-        time.sleep(every)
 
 
 class Receiver:
@@ -87,7 +76,7 @@ class Receiver:
             except OSError:
                 return None
 
-        wait("host rsyslogd listening", listening, timeout=15, every=0.1)
+        polling.wait("host rsyslogd listening", listening, timeout=15, every=0.1)
 
     def stop(self) -> None:
         if self.daemon is not None:
@@ -166,14 +155,17 @@ def test_the_appliance_logs_arrive_and_stop_when_turned_off(
     assert f'target="{HOST}" port="{receiver.tcp_port}"' in drop_in
 
     # the api's own journal line about the request (uvicorn's access line, logged after rsyslog restarted)
-    api_line = wait(
-        "the api's journal line", lambda: receiver.find("PUT /api/settings/notifications"), timeout=60
+    api_line = polling.wait(
+        "the api's journal line",
+        lambda: receiver.find("PUT /api/settings/notifications"),
+        timeout=60,
+        every=0.2,
     )
     print(f"api line: host {api_line[4]} app {api_line[5]} {api_line[2]}.{api_line[3]}: {api_line[6]}")
 
     marker = f"arcvsa-lab-marker-{uuid.uuid4()}"
     sent = logger(guest, marker)
-    got = wait("the logger marker (tcp)", lambda: receiver.find(marker), timeout=60, every=0.05)
+    got = polling.wait("the logger marker (tcp)", lambda: receiver.find(marker), timeout=60, every=0.05)
     print(f"logger -> host file over tcp: {time.monotonic() - sent:.2f} s (ssh included); fields {got[:6]}")
     assert got[5] == "arcvsa-lab" and got[2] == "user" and got[3] == "notice"
 
@@ -186,7 +178,7 @@ def test_the_appliance_logs_arrive_and_stop_when_turned_off(
     def kernel_line() -> list[str] | None:
         return next((f for f in receiver.lines()[before:] if len(f) == 7 and "sysrq" in f[6]), None)
 
-    found = wait("a kernel line", kernel_line, timeout=60)
+    found = polling.wait("a kernel line", kernel_line, timeout=60, every=0.2)
     print(f"kernel line: {found[2]}.{found[3]} app {found[5]}: {found[6][:60]}")
     assert found[2] == "kern"
 
@@ -204,7 +196,12 @@ def test_the_appliance_logs_arrive_and_stop_when_turned_off(
         return [t for t in outage if receiver.find(t) is None]
 
     try:
-        wait("every marker logged during the outage", lambda: True if not missing() else None, timeout=120)
+        polling.wait(
+            "every marker logged during the outage",
+            lambda: True if not missing() else None,
+            timeout=120,
+            every=0.2,
+        )
         print(f"outage of ~7 s: all {len(outage)} markers arrived {time.monotonic() - back:.1f} s after")
     except AssertionError:
         lost = missing()
@@ -220,7 +217,7 @@ def test_the_appliance_logs_arrive_and_stop_when_turned_off(
     quiet, loud = f"arcvsa-lab-notice-{uuid.uuid4()}", f"arcvsa-lab-warning-{uuid.uuid4()}"
     logger(guest, quiet)
     sent = logger(guest, loud, priority="user.warning")
-    wait("the warning marker (udp)", lambda: receiver.find(loud), timeout=60, every=0.05)
+    polling.wait("the warning marker (udp)", lambda: receiver.find(loud), timeout=60, every=0.05)
     print(f"logger -> host file over udp: {time.monotonic() - sent:.2f} s (ssh included)")
     assert receiver.find(quiet) is None  # below the minimum severity
 

@@ -12,12 +12,13 @@ clears once it follows the host.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from fixtures.appliance.remote import SshRunner
+from support import polling
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance, boot
 
@@ -27,7 +28,6 @@ from lab import ntp
 from lab.san import San
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
-T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -48,17 +48,6 @@ def booted(
         appliance.vm.shutdown(timeout=120)
 
 
-def wait(what: str, check: Callable[[], T | None], timeout: float, every: float = 5.0) -> T:
-    """Poll ``check()`` until it returns something other than None; AssertionError naming ``what``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found is not None:
-            return found
-        assert time.monotonic() < deadline, f"{what}: not within {timeout:.0f} s"
-        time.sleep(every)
-
-
 def time_alert(api: LabApi) -> dict[str, Any] | None:
     return next((a for a in api.call("GET", "/api/alerts") if a["key"] == KEY), None)
 
@@ -72,7 +61,7 @@ def test_alert_raised_without_a_source_and_cleared_once_synchronised(api: LabApi
     assert f"server {ntp.GUEST_HOST} iburst" in sources  # first boot wrote the ntp_servers property
     assert not tracking(guest).synchronised
 
-    raised = wait("the time alert", lambda: time_alert(api), timeout=GRACE_SECONDS + 300)
+    raised = polling.wait("the time alert", lambda: time_alert(api), timeout=GRACE_SECONDS + 300, every=5.0)
     uptime = float(in_guest(guest, ["cat", chrony.UPTIME]).stdout.split()[0])
     print(f"alert at {uptime:.0f} s uptime: {raised['message']}")
     assert raised["severity"] == "warning" and "follows no NTP source" in raised["message"]
@@ -81,7 +70,12 @@ def test_alert_raised_without_a_source_and_cleared_once_synchronised(api: LabApi
     try:
         started = time.monotonic()
         in_guest(guest, ["chronyc", "burst", "4/4"])  # poll now, not at the next poll interval
-        wait("the time alert cleared", lambda: True if time_alert(api) is None else None, timeout=300)
+        polling.wait(
+            "the time alert cleared",
+            lambda: True if time_alert(api) is None else None,
+            timeout=300,
+            every=5.0,
+        )
         cleared = time.monotonic() - started
         now = tracking(guest)
         print(
