@@ -12,10 +12,11 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from appliance.control import names
+from appliance.control.errors import InvalidName
 from appliance.control.rsyslog import Severity
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-_HOSTNAME = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*\.?$")
 # Deliberately narrow: what mail servers accept in practice, and nothing that can break a header.
 _ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@" + rf"{_LABEL}(?:\.{_LABEL})+$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -23,13 +24,9 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 def _host(value: str) -> str:
     try:
-        ipaddress.ip_address(value)
-        return value
-    except ValueError:
-        pass
-    if len(value) > 253 or not _HOSTNAME.match(value):
-        raise ValueError("not a host name or IP address")
-    return value
+        return names.host(value)
+    except InvalidName:
+        raise ValueError("not a host name or IP address") from None
 
 
 def _address(value: str) -> str:

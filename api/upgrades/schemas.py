@@ -46,6 +46,9 @@ class Run(BaseModel):
     code: str | None = Field(None, description="for a refused bundle: the refusal's code")
     updated: str | None = Field(None, description="when the state last changed (UTC)")
     steps: list[Step] = Field(default_factory=list)
+    in_progress: bool = Field(
+        False, description="the upgrader is still at work (a running state that moved within the last hour)"
+    )
 
 
 class UpgradeStatus(BaseModel):

@@ -8,9 +8,7 @@ transient systemd unit (``arcvsa-upgrade``) running the current release's code, 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,8 +18,9 @@ from pydantic import ValidationError
 from api.settings import Settings
 from api.upgrades.schemas import RUNNING, Release, Run, UpgradeStatus
 from appliance.control.gateway import Gateway
+from appliance.upgrade import apply as apply_
 from appliance.upgrade import bundle, release
-from appliance.upgrade.errors import Busy, Incompatible, NotNewer, Unsigned
+from appliance.upgrade.errors import Busy, Unsigned
 
 log = logging.getLogger("arcvsa.upgrades")
 
@@ -46,17 +45,23 @@ def _state_file(settings: Settings) -> Path:
 def last_run(settings: Settings) -> Run | None:
     """The upgrader's state.json, or None when there is none (or it is unreadable)."""
     try:
-        return Run.model_validate_json(_state_file(settings).read_bytes())
+        run = Run.model_validate_json(_state_file(settings).read_bytes())
     except (OSError, ValidationError):
         return None
+    if run.state not in RUNNING or run.updated is None:
+        return run
+    age = dt.datetime.now(dt.UTC) - dt.datetime.fromisoformat(run.updated)
+    return run.model_copy(update={"in_progress": age.total_seconds() < STALE_SECONDS})
 
 
 def _running(settings: Settings) -> Run | None:
     run = last_run(settings)
-    if run is None or run.state not in RUNNING or run.updated is None:
-        return None
-    age = dt.datetime.now(dt.UTC) - dt.datetime.fromisoformat(run.updated)
-    return run if age.total_seconds() < STALE_SECONDS else None
+    return run if run is not None and run.in_progress else None
+
+
+def _save_run(settings: Settings, run: Run) -> None:
+    """state.json as the upgrader writes it (the derived in_progress is not stored)."""
+    apply_.save_state(_state_file(settings), run.model_dump(exclude={"in_progress"}))
 
 
 def _staged_manifest(settings: Settings) -> bundle.Manifest | None:
@@ -78,17 +83,10 @@ def status(settings: Settings) -> UpgradeStatus:
 
 
 def _check_fits(settings: Settings, manifest: bundle.Manifest) -> None:
-    """Refuse at upload what the upgrader would refuse: an older release or another base system."""
+    """Refuse at upload what the upgrader would refuse (it checks again where it runs)."""
     current = release.current(settings.install_root)
-    if current is None:
-        return  # not an appliance: the upgrader checks again where it runs
-    if manifest.release < current.release or manifest.version == current.version:
-        raise NotNewer(f"{manifest.version} (release {manifest.release}) is not newer than {current.version}")
-    if manifest.base_key != current.base_key:
-        raise Incompatible(
-            f"{manifest.version} needs another base system than this image's: deploy its OVA and restore a "
-            "configuration backup"
-        )
+    if current is not None:  # None: not an appliance
+        release.check_fits(manifest, current)
 
 
 async def receive(settings: Settings, body: AsyncIterator[bytes]) -> Release:
@@ -136,13 +134,6 @@ async def _save(body: AsyncIterator[bytes], path: Path) -> None:
             sink.write(chunk)
 
 
-def _write_state(settings: Settings, run: Run) -> None:
-    tmp = _state_file(settings).with_suffix(".tmp")
-    tmp.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(run.model_dump(), indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, _state_file(settings))
-
-
 def discard(settings: Settings) -> None:
     if _running(settings) is not None:
         raise Busy("an upgrade is running")
@@ -162,9 +153,9 @@ def apply(gw: Gateway, settings: Settings, by: str) -> Run:
     now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     run = Run(
         state="queued", from_version=current.version, to_version=staged.version, updated=now,
-        steps=[{"at": now, "state": "queued"}],
+        steps=[{"at": now, "state": "queued"}], in_progress=True,
     )  # fmt: skip
-    _write_state(settings, run)
+    _save_run(settings, run)
     lib = settings.install_root / "releases" / current.version / "lib"
     python = settings.install_root / "venv" / "bin" / "python"
     # The upgrader runs the code of the release that runs now, whatever `current` points at later.
@@ -175,10 +166,8 @@ def apply(gw: Gateway, settings: Settings, by: str) -> Run:
             timeout=60,
         )  # fmt: skip
     except Exception as err:
-        _write_state(
-            settings,
-            run.model_copy(update={"state": "failed", "error": f"the upgrader did not start: {err}"}),
-        )
+        failed = run.model_copy(update={"state": "failed", "error": f"the upgrader did not start: {err}"})
+        _save_run(settings, failed)
         raise
     log.info("upgrade from %s to %s started by %s", current.version, staged.version, by)
     return run

@@ -96,6 +96,22 @@ def device(path: str) -> str:
     return path
 
 
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?")
+
+
+def host(value: str) -> str:
+    """A server to send to: an IP address or a DNS name (RFC 1123 labels, at most 253 characters)."""
+    try:
+        ipaddress.ip_address(value)
+        return value
+    except ValueError:
+        pass
+    if len(value) > 253:
+        raise InvalidName(f"not a host name or IP address: {value[:60]!r}...")
+    return _check(HOSTNAME, value, "host name or IP address")
+
+
 def address(value: str) -> str:
     """One host address (IPv4 or IPv6, no network, no host name): ESXi clients are listed one by one."""
     try:

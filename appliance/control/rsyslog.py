@@ -15,12 +15,12 @@ and read back across the restart).
 from __future__ import annotations
 
 import contextlib
-import re
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
-from appliance.control.errors import ControlError, InvalidName
+from appliance.control import names
+from appliance.control.errors import ControlError
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 
@@ -39,9 +39,7 @@ HEADER = (
 )
 
 Severity = Literal["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"]
-SEVERITIES: tuple[Severity, ...] = ("emerg", "alert", "crit", "err", "warning", "notice", "info", "debug")
-# A host name or an IP address (v4 or v6): nothing that could end the quoted value in the config.
-_TARGET = re.compile(r"[A-Za-z0-9][A-Za-z0-9.:-]{0,252}")
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)  # most severe first: the index is syslog's level
 
 
 class Forward(BaseModel):
@@ -55,8 +53,7 @@ class Forward(BaseModel):
 
 def render(forward: Forward) -> str:
     """The drop-in: the severity filter around one omfwd action with its own retrying queue."""
-    if not _TARGET.fullmatch(forward.host):
-        raise InvalidName(f"not a host name or IP address: {forward.host!r}")
+    names.host(forward.host)  # nothing that could end the quoted value in the config
     level = SEVERITIES.index(forward.severity)
     framing = ' TCP_Framing="octet-counted"' if forward.transport == "tcp" else ""
     return (

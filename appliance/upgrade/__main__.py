@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from appliance.control.errors import ControlError
 from appliance.upgrade import release
 from appliance.upgrade.apply import Paths, Upgrade
 from appliance.upgrade.errors import BundleRefused, UpgradeError, UpgradeFailed
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         upgrade.note("refused", error=str(err), code=err.code)
         print(f"upgrade refused: {err}", file=sys.stderr)
         return 1
-    except (UpgradeError, OSError) as err:
+    except (UpgradeError, ControlError, OSError) as err:
         # Before the switch (unpacking, the import check): the old release never stopped serving.
         upgrade.note("failed", error=str(err))
         release.prune(upgrade.paths.root, kept(upgrade.paths.root))

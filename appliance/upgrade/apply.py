@@ -23,17 +23,17 @@ import os
 import shutil
 import sqlite3
 import ssl
-import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from appliance.control.gateway import Gateway
 from appliance.upgrade import bundle, release
 from appliance.upgrade.bundle import Manifest
-from appliance.upgrade.errors import Incompatible, NotNewer, UpgradeError, UpgradeFailed
+from appliance.upgrade.errors import UpgradeError, UpgradeFailed
 
 API_UNIT = "arcvsa-api.service"
 UNITS = ("arcvsa-api.service", "arcvsa-firstboot.service")
@@ -43,19 +43,11 @@ HEALTH_URL = "https://127.0.0.1:443/api/health"
 HEALTH_TIMEOUT = 600.0
 ENTRY_MODULES = "import api.app, appliance.firstboot.cli, appliance.upgrade.apply"
 
-Runner = Callable[[Sequence[str], dict[str, str] | None], None]
+# compileall of a whole release's lib under TCG; systemctl's start and stop wait for the unit.
+TOOL_TIMEOUT = 900.0
 Health = Callable[[], str | None]
-Restarts = Callable[[], int]
 # A release whose api exits this many times after its start is not waited for until the timeout.
 MAX_RESTARTS = 2
-
-
-def run(argv: Sequence[str], env: dict[str, str] | None = None) -> None:
-    """Run a tool; a non-zero exit is an UpgradeError with the end of its output."""
-    done = subprocess.run(list(argv), capture_output=True, text=True, timeout=900, env=env, check=False)
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip()[-800:]
-        raise UpgradeError(f"{' '.join(argv)} exited {done.returncode}: {tail}")
 
 
 def health_version() -> str | None:
@@ -72,16 +64,6 @@ def health_version() -> str | None:
     except (OSError, urllib.error.URLError, ValueError):
         return None
     return str(body.get("version")) if body.get("status") == "ok" else None
-
-
-def api_restarts() -> int:
-    """How often systemd has restarted the api since its unit was last started."""
-    argv = ["systemctl", "show", "--property=NRestarts", "--value", API_UNIT]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
-    try:
-        return int(done.stdout.strip() or 0)
-    except ValueError:
-        return 0
 
 
 @dataclass
@@ -115,9 +97,8 @@ class Upgrade:
     """One run of the upgrader; ``state.json`` mirrors it."""
 
     paths: Paths
-    runner: Runner = run
+    gw: Gateway = field(default_factory=lambda: Gateway(timeout=TOOL_TIMEOUT))
     health: Health = health_version
-    restarts: Restarts = api_restarts
     timeout: float = HEALTH_TIMEOUT
     state: dict[str, object] = field(default_factory=dict)
 
@@ -127,10 +108,7 @@ class Upgrade:
         assert isinstance(steps, list)
         steps.append({"at": now, "state": state})
         self.state.update(state=state, updated=now, **extra)
-        tmp = self.paths.state.with_suffix(".tmp")
-        tmp.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(self.state, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.paths.state)
+        save_state(self.paths.state, self.state)
 
     def check(self) -> tuple[Manifest, Manifest]:
         """The staged bundle, verified, against the running release."""
@@ -139,26 +117,17 @@ class Upgrade:
         old = release.current(self.paths.root)
         if old is None:
             raise UpgradeError(f"{self.paths.root}/current has no readable {release.RELEASE_FILE}")
-        if new.release < old.release or new.version == old.version:
-            raise NotNewer(f"{new.version} (release {new.release}) is not newer than {old.version}")
-        if new.base_key != old.base_key:
-            raise Incompatible(
-                f"{new.version} needs another base system than this image's: deploy its OVA and restore "
-                "a configuration backup"
-            )
+        release.check_fits(new, old)
         return new, old
 
     def prepare(self, new: Manifest) -> Path:
         """Unpack, byte-compile and import the new release while the old one serves."""
         folder = release.install(self.paths.root, new, self.paths.staged / "payload.tar")
         python = str(self.paths.python)
-        self.runner([python, "-m", "compileall", "-q", "-j", "0", str(folder / "lib")], None)
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin"),
-            "PYTHONPATH": str(folder / "lib"),
-        }
-        # -P: the working folder is not put first on sys.path; only the new release's lib is.
-        self.runner([python, "-P", "-c", ENTRY_MODULES], env)
+        self.gw.run([python, "-m", "compileall", "-q", "-j", "0", str(folder / "lib")])
+        # PYTHONPATH replaces the upgrader's own (the running release's lib); -P: the working folder is
+        # not put first on sys.path either, so only the new release's code is imported.
+        self.gw.run(["env", f"PYTHONPATH={folder / 'lib'}", python, "-P", "-c", ENTRY_MODULES])
         return folder
 
     def units(self, version: str) -> None:
@@ -171,13 +140,13 @@ class Upgrade:
                 shutil.copyfile(new, target)
                 changed = True
         if changed:
-            self.runner(["systemctl", "daemon-reload"], None)
+            self.gw.run(["systemctl", "daemon-reload"])
 
     def start(self, version: str) -> None:
         """Switch to ``version``, start the api and wait until it serves as that version."""
         self.units(version)
         release.switch(self.paths.root, version)
-        self.runner(["systemctl", "start", API_UNIT], None)
+        self.gw.run(["systemctl", "start", API_UNIT])
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             if self.health() == version:
@@ -186,6 +155,11 @@ class Upgrade:
                 raise UpgradeFailed(f"the api of {version} exited {restarts} times after its start")
             time.sleep(2)
         raise UpgradeFailed(f"the api did not answer as {version} within {self.timeout:.0f} s")
+
+    def restarts(self) -> int:
+        """How often systemd has restarted the api since its unit was last started."""
+        said = self.gw.run(["systemctl", "show", "--property=NRestarts", "--value", API_UNIT]).stdout.strip()
+        return int(said) if said.isdigit() else 0
 
     def database(self) -> tuple[Path, Path]:
         live = self.paths.data / "arcvsa.db"
@@ -200,7 +174,7 @@ class Upgrade:
         self.note("installing")
         self.prepare(new)
         self.note("switching")
-        self.runner(["systemctl", "stop", API_UNIT], None)
+        self.gw.run(["systemctl", "stop", API_UNIT])
         live, copy = self.database()
         backup(live, copy)
         try:
@@ -223,9 +197,17 @@ class Upgrade:
         return new
 
     def rollback(self, version: str, live: Path, copy: Path) -> None:
-        self.runner(["systemctl", "stop", API_UNIT], None)
+        self.gw.run(["systemctl", "stop", API_UNIT])
         backup(copy, live)
         self.start(version)
+
+
+def save_state(path: Path, state: dict[str, object]) -> None:
+    """Write state.json whole (temporary file, rename): its readers never see half a run."""
+    tmp = path.with_suffix(".tmp")
+    tmp.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def queued(path: Path) -> dict[str, object]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from appliance.upgrade.bundle import Manifest
-from appliance.upgrade.errors import Malformed
+from appliance.upgrade.errors import Incompatible, Malformed, NotNewer
 
 ROOT = Path("/opt/arcvsa")
 RELEASE_FILE = "RELEASE.json"
@@ -36,6 +36,17 @@ def read(folder: Path) -> Manifest | None:
 def current(root: Path) -> Manifest | None:
     """The release the units run now."""
     return read(root / "current")
+
+
+def check_fits(new: Manifest, running: Manifest) -> None:
+    """Refuse a release that is not newer than the running one, or needs another base system."""
+    if new.release < running.release or new.version == running.version:
+        raise NotNewer(f"{new.version} (release {new.release}) is not newer than {running.version}")
+    if new.base_key != running.base_key:
+        raise Incompatible(
+            f"{new.version} needs another base system than this image's: deploy its OVA and restore a "
+            "configuration backup"
+        )
 
 
 def installed(root: Path) -> list[Manifest]:

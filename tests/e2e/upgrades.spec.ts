@@ -102,7 +102,8 @@ test('settings: an applied upgrade is followed through the api restart (scripted
   const run = (state: string) => {
     const at = new Date().toISOString();
     steps.push({ at, state });
-    return { state, from_version: 'v1.0', to_version: 'v1.1', error: null, code: null, updated: at, steps: [...steps] };
+    const in_progress = !['done', 'rolled_back', 'refused', 'failed'].includes(state);
+    return { state, from_version: 'v1.0', to_version: 'v1.1', error: null, code: null, updated: at, steps: [...steps], in_progress };
   };
   let applied = false;
   let reads = 0;

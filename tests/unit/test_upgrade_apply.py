@@ -17,9 +17,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fixtures.upgrade_bundles import MODULES, manifest_for, payload, signed
 
+from appliance.control.errors import CommandFailed
+from appliance.control.gateway import Gateway, Result, SubprocessRunner
 from appliance.upgrade import __main__ as cli
 from appliance.upgrade import apply, bundle, release
-from appliance.upgrade.errors import Incompatible, NotNewer, UpgradeError, UpgradeFailed
+from appliance.upgrade.errors import Incompatible, NotNewer, UpgradeFailed
 
 KEY = Ed25519PrivateKey.generate()
 
@@ -47,10 +49,16 @@ class Lab:
         self.up = False
         self.broken: set[str] = set()
 
-    def runner(self, argv: Sequence[str], env: dict[str, str] | None) -> None:
+    def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
+        """The Gateway's runner: every tool for real but systemctl, which this fake systemd answers."""
         if argv[0] != "systemctl":
-            apply.run(argv, env)
-            return
+            return SubprocessRunner().execute(argv, timeout=timeout, input_text=input_text)
+        if (
+            argv[1] == "show"
+        ):  # NRestarts: systemd restarts a broken release's api until the upgrader gives up
+            current = release.current(self.paths.root)
+            broken = self.up and current is not None and current.version in self.broken
+            return Result(tuple(argv), 0, "3\n" if broken else "0\n", "")
         self.calls.append(list(argv))
         if argv[1] == "start":
             self.up = True
@@ -60,6 +68,7 @@ class Lab:
                     db.execute("INSERT INTO t VALUES ('half-migrated')")
         elif argv[1] == "stop":
             self.up = False
+        return Result(tuple(argv), 0, "", "")
 
     def health(self) -> str | None:
         current = release.current(self.paths.root)
@@ -73,14 +82,7 @@ class Lab:
             bundle.verify(source, KEY.public_key(), self.paths.staged)
 
     def upgrade(self) -> apply.Upgrade:
-        return apply.Upgrade(
-            self.paths, runner=self.runner, health=self.health, restarts=self.restarts, timeout=5
-        )
-
-    def restarts(self) -> int:
-        """systemd restarts a broken release's api until the upgrader gives up on it."""
-        current = release.current(self.paths.root)
-        return 3 if self.up and current is not None and current.version in self.broken else 0
+        return apply.Upgrade(self.paths, gw=Gateway(self), health=self.health, timeout=5)
 
     def rows(self) -> list[str]:
         with sqlite3.connect(self.paths.data / "arcvsa.db") as db:
@@ -131,7 +133,7 @@ def test_a_release_that_does_not_come_up_is_rolled_back_with_its_database(lab: L
 
 def test_a_release_that_cannot_import_is_refused_before_the_api_stops(lab: Lab) -> None:
     lab.stage("v2", 2, files={**MODULES, "lib/api/app.py": "raise SystemExit('broken build')\n"})
-    with pytest.raises(UpgradeError, match="broken build"):
+    with pytest.raises(CommandFailed, match="broken build"):
         lab.upgrade().apply()
     assert lab.calls == []  # the api was never stopped
     assert release.current(lab.paths.root).version == "v1"  # type: ignore[union-attr]

@@ -4,8 +4,10 @@ other-base bundles get their own 422 and leave nothing staged; apply without a s
 
 from __future__ import annotations
 
+import json
 import tarfile
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,17 @@ def test_without_login_nothing_is_open(tmp_path: Path) -> None:
     with client_for(make_settings(tmp_path)) as anon:
         assert anon.get("/api/upgrades").status_code == 401
         assert anon.put("/api/upgrades/bundle", content=b"x").status_code == 401
+
+
+@pytest.mark.parametrize(("age_seconds", "running"), [(60, True), (7200, False)])
+def test_a_running_upgrade_blocks_uploads_until_its_state_goes_stale(
+    appliance: tuple[TestClient, Path], age_seconds: int, running: bool
+) -> None:
+    client, tmp = appliance
+    updated = (datetime.now(UTC) - timedelta(seconds=age_seconds)).isoformat(timespec="seconds")
+    state = {"state": "switching", "from_version": "v1", "to_version": "v2", "updated": updated, "steps": []}
+    (tmp / "data" / "upgrade").mkdir(parents=True, exist_ok=True)
+    (tmp / "data" / "upgrade" / "state.json").write_text(json.dumps(state))
+    assert client.get("/api/upgrades").json()["last"]["in_progress"] is running
+    r = put(client, signed(tmp / "v2.upgrade", KEY, "v2", 11))
+    assert r.status_code == (409 if running else 201), r.text  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,13 @@ REPO = Path(__file__).resolve().parents[3]
 
 @pytest.fixture(scope="session")
 def upgrade_from() -> dict[str, Any]:
-    """{"mode": "previous" | "same", "record": the booted image's build record}."""
+    """{"mode": "previous" | "same", "record": the booted image's build record}.
+
+    ARCVSA_UPGRADE_FROM=same starts from this tree's image, so the upgrader under test is this tree's
+    (from the previous commit's image, that image's upgrader does the work)."""
     try:
+        if os.environ.get("ARCVSA_UPGRADE_FROM") == "same":
+            raise previous.NotUpgradable("ARCVSA_UPGRADE_FROM=same")
         record = previous.build("HEAD~1")
         mode = "previous"
     except previous.NotUpgradable as err:

@@ -4330,6 +4330,12 @@ export interface components {
              */
             from_version?: string | null;
             /**
+             * In Progress
+             * @description the upgrader is still at work (a running state that moved within the last hour)
+             * @default false
+             */
+            in_progress: boolean;
+            /**
              * State
              * @enum {string}
              */

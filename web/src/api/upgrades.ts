@@ -12,16 +12,9 @@ export type UpgradeState = UpgradeRun['state'];
 const upgradesKey = ['upgrades'] as const;
 /** How often a running upgrade is read again. */
 export const POLL_MS = 3000;
-/** The upgrader's states while it works (api/upgrades/schemas.py RUNNING). */
-const RUNNING: ReadonlySet<UpgradeState> = new Set(['queued', 'verifying', 'installing', 'switching', 'rolling_back']);
-/** A run whose state has not moved for an hour is dead (the api's STALE_SECONDS): it is not followed. */
-const STALE_MS = 3600 * 1000;
-
-/** The run is still going: the upgrader has not written an end state yet. */
-export function isInProgress(run: UpgradeRun | null | undefined, now: number = Date.now()): boolean {
-  if (!run || !RUNNING.has(run.state)) return false;
-  const updated = run.updated ? new Date(run.updated).getTime() : Number.NaN;
-  return Number.isNaN(updated) || now - updated < STALE_MS;
+/** The run is still going (the api decides: a working state that moved within the last hour). */
+export function isInProgress(run: UpgradeRun | null | undefined): boolean {
+  return run?.in_progress ?? false;
 }
 
 /** No answer, or the answer of a server that is stopping or starting: what the api's restart looks like. */
