@@ -95,17 +95,29 @@ integration: setup
 e2e: setup web
 	$(PY) -m pytest -q tests/e2e
 
+# Each stage's start in the log: `make test` has a 45-minute budget on a fresh machine, and this shows
+# where the minutes go.
+stamp = @date -u +'== make test %T: $(1)'
+
 test: setup
 	@mkdir -p var
+	$(call stamp,lint)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory openapi-check
 	$(MAKE) --no-print-directory web
+	$(call stamp,pytest)
 	$(PY) -m pytest tests/unit tests/integration tests/e2e
+	$(call stamp,security-smoke)
 	$(MAKE) --no-print-directory security-smoke
+	$(call stamp,lab-smoke (image build first))
 	$(MAKE) --no-print-directory lab-smoke
+	$(call stamp,reliability-smoke)
 	$(MAKE) --no-print-directory reliability-smoke
+	$(call stamp,bench-smoke)
 	$(MAKE) --no-print-directory bench-smoke
+	$(call stamp,ova-test)
 	$(MAKE) --no-print-directory ova-test
+	$(call stamp,done)
 
 clean:
 	rm -rf var dist web/dist

@@ -170,8 +170,13 @@ class Run:
             elif isinstance(stack, ApplianceStack) and "replica" not in state:
                 self.wait_writable(stack)  # no copy waited for it
             for phase in work.phases:
+                began = time.monotonic()  # per-phase wall time: where a run's minutes go
                 try:
                     phases.append(self.phase(stack, work, phase, target, state))
+                    print(
+                        f"bench: {stack.name}: {work.name}/{phase.name} {time.monotonic() - began:.0f} s",
+                        flush=True,
+                    )
                 except FAULTS as exc:
                     # One phase failing must not lose the run: the row says what went wrong.
                     print(f"bench: {stack.name}: {work.name}/{phase.name} failed: {exc}", flush=True)
@@ -348,6 +353,7 @@ class Run:
         started = time.monotonic()
         try:
             stack.start()
+            print(f"bench: {name}: up in {time.monotonic() - started:.0f} s", flush=True)
             state: dict[str, Any] = {}
             for work in workloads:
                 print(f"bench: {name}: {work.name} ({work.desktops} desktops)", flush=True)
