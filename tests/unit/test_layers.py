@@ -7,6 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {"api", "provisioning", "appliance", "zfs_tuning", "ovf", "lab"}
+SKIP = {".venv", ".git", "web", "tests", "build", "var", "dist", "node_modules"}
 
 # What each package may import of the others (anything not named is forbidden).
 ALLOWED = {
@@ -22,12 +23,11 @@ ALLOWED = {
 
 def _package_dirs() -> dict[str, Path]:
     found = {}
-    for init in ROOT.glob("**/__init__.py"):
-        parts = init.relative_to(ROOT).parts
-        if parts[0] in {".venv", "web", "tests", "build", "var", "dist"}:
-            continue
-        top = init.parent
-        if top.name in PACKAGES and not (top.parent / "__init__.py").exists():
+    # Packages sit at the top or one folder down (zfs-tuning/zfs_tuning). Never walk build/ or var/:
+    # they hold root trees and VMs that change while the tests run.
+    folders = [ROOT, *(d for d in ROOT.iterdir() if d.is_dir() and d.name not in SKIP)]
+    for top in (folder / name for folder in folders for name in PACKAGES):
+        if (top / "__init__.py").is_file() and not (top.parent / "__init__.py").exists():
             found[top.name] = top
     return found
 
