@@ -16,9 +16,8 @@ from appliance.control import names
 from appliance.control.errors import InvalidName
 from appliance.control.rsyslog import Severity
 
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 # Deliberately narrow: what mail servers accept in practice, and nothing that can break a header.
-_ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@" + rf"{_LABEL}(?:\.{_LABEL})+$")
+_ADDRESS = re.compile(r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@" + rf"{names.LABEL}(?:\.{names.LABEL})+$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

@@ -96,8 +96,9 @@ def device(path: str) -> str:
     return path
 
 
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-HOSTNAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?")
+# One DNS label (RFC 1123): host names here, and the domain of e-mail addresses in notify.
+LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOSTNAME = re.compile(rf"{LABEL}(?:\.{LABEL})*\.?")
 
 
 def host(value: str) -> str:
