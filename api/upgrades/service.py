@@ -18,8 +18,7 @@ from pydantic import ValidationError
 from api.settings import Settings
 from api.upgrades.schemas import RUNNING, Release, Run, UpgradeStatus
 from appliance.control.gateway import Gateway
-from appliance.upgrade import apply as apply_
-from appliance.upgrade import bundle, release
+from appliance.upgrade import bundle, release, state
 from appliance.upgrade.errors import Busy, Unsigned
 
 log = logging.getLogger("arcvsa.upgrades")
@@ -39,7 +38,7 @@ def _staged(settings: Settings) -> Path:
 
 
 def _state_file(settings: Settings) -> Path:
-    return settings.upgrade_dir / "state.json"
+    return settings.upgrade_dir / state.FILE
 
 
 def last_run(settings: Settings) -> Run | None:
@@ -61,7 +60,7 @@ def _running(settings: Settings) -> Run | None:
 
 def _save_run(settings: Settings, run: Run) -> None:
     """state.json as the upgrader writes it (the derived in_progress is not stored)."""
-    apply_.save_state(_state_file(settings), run.model_dump(exclude={"in_progress"}))
+    state.save(_state_file(settings), run.model_dump(exclude={"in_progress"}))
 
 
 def _staged_manifest(settings: Settings) -> bundle.Manifest | None:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from appliance.control.gateway import Gateway
 from appliance.upgrade import bundle, release
+from appliance.upgrade import state as state_json
 from appliance.upgrade.bundle import Manifest
 from appliance.upgrade.errors import UpgradeError, UpgradeFailed
 
@@ -85,7 +86,7 @@ class Paths:
 
     @property
     def state(self) -> Path:
-        return self.work / "state.json"
+        return self.work / state_json.FILE
 
     @property
     def python(self) -> Path:
@@ -108,7 +109,7 @@ class Upgrade:
         assert isinstance(steps, list)
         steps.append({"at": now, "state": state})
         self.state.update(state=state, updated=now, **extra)
-        save_state(self.paths.state, self.state)
+        state_json.save(self.paths.state, self.state)
 
     def check(self) -> tuple[Manifest, Manifest]:
         """The staged bundle, verified, against the running release."""
@@ -167,7 +168,7 @@ class Upgrade:
 
     def apply(self) -> Manifest:
         """The whole upgrade; returns the release now running. Raises after a rollback."""
-        self.state = queued(self.paths.state)
+        self.state = state_json.queued(self.paths.state)
         self.note("verifying")
         new, old = self.check()
         self.state.update(from_version=old.version, to_version=new.version)
@@ -200,23 +201,6 @@ class Upgrade:
         self.gw.run(["systemctl", "stop", API_UNIT])
         backup(copy, live)
         self.start(version)
-
-
-def save_state(path: Path, state: dict[str, object]) -> None:
-    """Write state.json whole (temporary file, rename): its readers never see half a run."""
-    tmp = path.with_suffix(".tmp")
-    tmp.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def queued(path: Path) -> dict[str, object]:
-    """The run the api queued (its versions and first step), continued rather than overwritten."""
-    try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return dict(state) if isinstance(state, dict) and state.get("state") == "queued" else {}
 
 
 def backup(source: Path, target: Path) -> None:
