@@ -99,10 +99,10 @@ test('settings: an applied upgrade is followed through the api restart (scripted
   });
   const [v10, v11] = [release('v1.0', 10), release('v1.1', 11)];
   const steps: { at: string; state: string }[] = [];
-  const run = (state: string) => {
+  // in_progress is the api's to derive: each scripted answer says it, as the api would have.
+  const run = (state: string, in_progress: boolean) => {
     const at = new Date().toISOString();
     steps.push({ at, state });
-    const in_progress = !['done', 'rolled_back', 'refused', 'failed'].includes(state);
     return { state, from_version: 'v1.0', to_version: 'v1.1', error: null, code: null, updated: at, steps: [...steps], in_progress };
   };
   let applied = false;
@@ -111,15 +111,15 @@ test('settings: an applied upgrade is followed through the api restart (scripted
   await page.route('**/api/upgrades/apply', async (route) => {
     expect(route.request().method()).toBe('POST');
     applied = true;
-    await route.fulfill({ status: 202, json: run('queued') });
+    await route.fulfill({ status: 202, json: run('queued', true) });
   });
   await page.route('**/api/upgrades', async (route) => {
     if (!applied) return route.fulfill({ json: { current: v10, installed: [v10], staged: v11, last: null } });
     reads += 1;
-    if (reads === 1) return route.fulfill({ json: { current: v10, installed: [v10], staged: v11, last: run('installing') } });
-    if (reads === 2) return route.fulfill({ json: { current: v10, installed: [v10], staged: v11, last: run('switching') } });
+    if (reads === 1) return route.fulfill({ json: { current: v10, installed: [v10], staged: v11, last: run('installing', true) } });
+    if (reads === 2) return route.fulfill({ json: { current: v10, installed: [v10], staged: v11, last: run('switching', true) } });
     if (reads <= 5) return route.abort('connectionrefused');
-    done ??= run('done');
+    done ??= run('done', false);
     return route.fulfill({ json: { current: v11, installed: [v11, v10], staged: null, last: done } });
   });
 
