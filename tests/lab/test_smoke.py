@@ -126,6 +126,17 @@ def test_the_image_runs_its_first_release_and_trusts_its_build_key(booted: Boote
     assert [r["version"] for r in upgrades["installed"]] == [record["version"]]
 
 
+def test_the_image_ships_the_ganesha_config_the_api_writes(booted: BootedAppliance) -> None:
+    """The first export is then added live: ganesha is not restarted, and NFS clients meet no second
+    grace period (creates refused for Grace_Period seconds) after the first boot's."""
+    from appliance.control.nfs import ganesha
+
+    assert booted.vm.ssh(["cat", ganesha.MAIN_CONF]) == ganesha.render_main()
+    assert booted.vm.ssh(["cat", ganesha.DROP_IN]) == ganesha.DROP_IN_TEXT
+    booted.vm.ssh(["test", "-d", ganesha.EXPORTS_DIR])  # %dir: ganesha does not start without it
+    assert booted.vm.ssh(["systemctl", "is-active", "nfs-ganesha"]).strip() == "active"
+
+
 def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:
     versions = json.loads(appliance.ssh(["zfs", "version", "-j"]))
     userland = versions["zfs_version"]["userland"]

@@ -51,6 +51,8 @@ def test_ganesha_main_config_pins_ports_and_turns_udp_off() -> None:
     ):
         assert line in text
     assert "%dir /etc/ganesha/exports.d" in text and "Only_Numeric_Owners = true;" in text
+    # creates are refused for the grace period after every start: a lease and some margin, not 90 s
+    assert "Lease_Lifetime = 30;" in text and "Grace_Period = 40;" in text
 
 
 def test_knfsd_line_lists_only_the_hosts() -> None:

@@ -2,6 +2,11 @@
 
 The main config pins the ports (the lab forwards them; firewalls name them), turns UDP off (broken in
 6.5) and includes exports.d with ``%dir``, so a restart reads the same exports DBus added live.
+
+After every start ganesha refuses creates and truncates (NFS3ERR_JUKEBOX; OPEN in v4) for its grace
+period, 90 s by default: no VM can power on (swap file) on any datastore meanwhile. Leases of 30 s and a
+grace of 40 s (a lease and some margin, so every v4.1 client can reclaim) halve that stall. The image
+ships this config, so the first export is added live and needs no restart (packer/scripts/20-units.sh).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ def render_main() -> str:
 NFSV4 {
     Minor_Versions = 1, 2;
     Only_Numeric_Owners = true;
+    Lease_Lifetime = 30;
+    Grace_Period = 40;
 }
 EXPORT_DEFAULTS {
     Access_Type = None;
