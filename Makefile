@@ -106,7 +106,8 @@ test: setup
 	$(MAKE) --no-print-directory openapi-check
 	$(MAKE) --no-print-directory web
 	$(call stamp,pytest)
-	$(PY) -m pytest tests/unit tests/integration tests/e2e
+	$(PY) -m pytest -n 2 tests/unit tests/integration
+	$(PY) -m pytest tests/e2e
 	$(call stamp,security-smoke)
 	$(MAKE) --no-print-directory security-smoke
 	$(call stamp,lab-smoke (image build first))
