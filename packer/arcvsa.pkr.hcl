@@ -24,6 +24,12 @@ variable "git_version" {
   description = "git describe --always --dirty of the source tree the image is built from."
 }
 
+variable "serial_log" {
+  type        = string
+  description = "File the qemu build VM's serial console (kernel and systemd) is written to: why a boot stalled."
+  default     = "/dev/null"
+}
+
 variable "output_directory" {
   type        = string
   description = "Folder the qemu build writes the provisioned disk to; must not exist yet."
@@ -199,12 +205,14 @@ source "qemu" "lab" {
   qemuargs = [
     ["-netdev", "user,id=user.0,hostfwd=tcp:127.0.0.1:{{ .SSHHostPort }}-:22"],
     ["-cpu", "max"],
+    ["-serial", "file:${var.serial_log}"],
   ]
   communicator         = "ssh"
   ssh_host             = "127.0.0.1"
   ssh_username         = var.ssh_username
   ssh_private_key_file = var.ssh_private_key_file
-  ssh_timeout          = "10m"
+  # SSH answers about 35 s after power-on here; TCG on a busy 2-core machine has taken over 10 min.
+  ssh_timeout          = "20m"
   boot_wait            = "5s"
   shutdown_command     = "systemctl poweroff"
   shutdown_timeout     = "5m"

@@ -52,6 +52,8 @@ def provision(
         raise BuildError("packer is not installed (make setup installs Debian's packer)")
     shutil.rmtree(work, ignore_errors=True)
     output_dir, manifest = work / "out", work / "build-manifest.json"
+    # The guest's console beside packer's log: a boot that never reaches SSH shows where it stopped.
+    serial_log = log.with_name("packer-serial.log")
     work.mkdir(parents=True)
     # packer reads only *.hcl var files.
     example = work / "example.pkrvars.hcl"
@@ -69,12 +71,16 @@ def provision(
         "-var", f"release_file={release}",
         "-var", f"output_directory={output_dir}",
         "-var", f"manifest_out={manifest}",
+        "-var", f"serial_log={serial_log}",
         "-var", f"vsphere_export_directory={work / 'vsphere-export'}",
         str(TEMPLATE_DIR),
     ]  # fmt: skip
     env = packer_env(work)
     env["PACKER_LOG"], env["PACKER_LOG_PATH"] = "1", str(work / "packer-debug.log")
-    run(argv, timeout=PACKER_TIMEOUT, log=log, env=env)
+    try:
+        run(argv, timeout=PACKER_TIMEOUT, log=log, env=env)
+    except BuildError as exc:
+        raise BuildError(f"{exc}; the VM's console is in {serial_log}") from exc
     disk = output_dir / f"arcvsa-{version}.qcow2"
     if not disk.is_file() or not manifest.is_file():
         raise BuildError(f"packer finished without {disk} or {manifest}; see {log}")
