@@ -9,7 +9,8 @@
 #                  `apt-get download` into var/ntp/, never installed, run with -x so the host's clock is
 #                  never set). Boots VMs: run it under the lab lock (flock /tmp/arcvsa-lab.lock
 #                  make ops-lab). tests/lab/upgrade: an in-place upgrade of a serving appliance (signed
-#                  bundles refused when tampered, a failing release rolled back, a good one applied).
+#                  bundles refused when tampered, a failing release rolled back, a good one applied),
+#                  from HEAD~1's image, or ARCVSA_UPGRADE_FROM=REV's (`same`: this tree's).
 #
 # Debian's prometheus package brings promtool (the unit tests run `promtool check metrics` on the
 # exposition) and the server the lab test starts. Its unit file is not used: the tests run the binaries.

@@ -152,3 +152,23 @@ def test_ganesha_service_is_ordered_after_zfs_mounts_and_restarted_once(tmp_path
     ]
     assert ganesha.ensure_service(gw, files) is False
     assert runner.calls[-1] == ["mkdir", "-p", ganesha.EXPORTS_DIR]
+
+
+def test_an_older_releases_ganesha_config_is_replaced_without_a_restart(tmp_path: Path) -> None:
+    # After an in-place upgrade: the running ganesha keeps serving and reads the new config when it next starts.
+    gw, files, runner = replay("ganesha", tmp_path)
+    files.write(ganesha.DROP_IN, ganesha.DROP_IN_TEXT)
+    older = ganesha.render_main().replace("    Lease_Lifetime = 30;\n    Grace_Period = 40;\n", "")
+    assert older != ganesha.render_main()
+    files.write(ganesha.MAIN_CONF, older)
+    assert ganesha.ensure_service(gw, files) is False
+    assert files.read(ganesha.MAIN_CONF) == ganesha.render_main()
+    assert runner.calls == [["mkdir", "-p", ganesha.EXPORTS_DIR]]
+
+
+def test_the_packages_ganesha_config_is_replaced_and_ganesha_restarted(tmp_path: Path) -> None:
+    gw, files, runner = replay("ganesha", tmp_path)
+    files.write(ganesha.DROP_IN, ganesha.DROP_IN_TEXT)
+    files.write(ganesha.MAIN_CONF, "EXPORT { Export_Id = 77; Path = /; }\n")
+    assert ganesha.ensure_service(gw, files) is True
+    assert runner.calls == [["mkdir", "-p", ganesha.EXPORTS_DIR], ["systemctl", "restart", "nfs-ganesha"]]

@@ -89,15 +89,21 @@ def render_export(export: Export) -> str:
 
 
 def ensure_service(gw: Gateway, files: Files) -> bool:
-    """Main config and boot ordering in place, ganesha (re)started when either changed; True if it was."""
-    changed = files.write(DROP_IN, DROP_IN_TEXT)
-    if changed:
+    """Main config and boot ordering in place; True when ganesha was restarted for them.
+
+    Only a main config that is not arcvsa's (the package's: other ports, no exports.d) costs a restart.
+    One an older release wrote (an in-place upgrade) is replaced and read at ganesha's next start: a
+    restart would stall every datastore (v3 writes for seconds, creates for the grace period), and an
+    upgrade keeps NFS serving. The boot ordering needs a daemon-reload only.
+    """
+    if files.write(DROP_IN, DROP_IN_TEXT):
         gw.run(["systemctl", "daemon-reload"])
     gw.run(["mkdir", "-p", EXPORTS_DIR])
-    changed = files.write(MAIN_CONF, render_main()) or changed
-    if changed:
+    before = files.read(MAIN_CONF)
+    restart = files.write(MAIN_CONF, render_main()) and not (before or "").startswith(HEADER)
+    if restart:
         gw.run(["systemctl", "restart", "nfs-ganesha"], timeout=120)
-    return changed
+    return restart
 
 
 def export_file(export_id: int) -> str:

@@ -19,11 +19,13 @@ def upgrade_from() -> dict[str, Any]:
     """{"mode": "previous" | "same", "record": the booted image's build record}.
 
     ARCVSA_UPGRADE_FROM=same starts from this tree's image, so the upgrader under test is this tree's
-    (from the previous commit's image, that image's upgrader does the work)."""
+    (from the previous commit's image, that image's upgrader does the work); ARCVSA_UPGRADE_FROM=REV
+    from REV's image instead of HEAD~1's (e.g. the release appliances in the field run)."""
+    rev = os.environ.get("ARCVSA_UPGRADE_FROM") or "HEAD~1"
     try:
-        if os.environ.get("ARCVSA_UPGRADE_FROM") == "same":
+        if rev == "same":
             raise previous.NotUpgradable("ARCVSA_UPGRADE_FROM=same")
-        record = previous.build("HEAD~1")
+        record = previous.build(rev)
         mode = "previous"
     except previous.NotUpgradable as err:
         print(f"\n{err}: upgrading this tree's image to a next release made from this tree instead")

@@ -15,7 +15,7 @@ with one migration added, signed with the build's key); the test says which it d
    datasets, export, users, TLS certificate and settings are as before.
 
 The writer runs through all of it; at the end its file is read back over NFS and every acknowledged
-write must be there (reliability/ledger.py's rule).
+write must be there (reliability/ledger.py's rule), and nfs-ganesha is the process it was (never restarted).
 """
 
 from __future__ import annotations
@@ -148,6 +148,14 @@ def wait_run(api: LabApi, to_version: str) -> dict[str, Any]:
     raise AssertionError(f"the upgrade to {to_version} did not end within {UPGRADE_TIMEOUT} s")
 
 
+def ganesha_process(guest: SshRunner) -> str:
+    """nfs-ganesha's main PID and start time: what an upgrade must leave as it is."""
+    argv = ["systemctl", "show", "--property=MainPID,ExecMainStartTimestampMonotonic", "nfs-ganesha"]
+    shown = in_guest(guest, argv).stdout.strip()
+    assert "MainPID=0" not in shown.splitlines(), shown
+    return shown
+
+
 def configuration(api: LabApi) -> dict[str, Any]:
     """What must survive an upgrade, as the api reports it."""
     pools = {p["name"]: p["state"] for p in api.call("GET", "/api/storage/pools")}
@@ -203,6 +211,7 @@ def test_an_in_place_upgrade_keeps_data_and_configuration_and_rolls_back_a_faile
     api.call("PUT", "/api/settings/notifications", {k: notify[k] for k in ("smtp", "syslog")})
     before = configuration(api)
     cert = booted.api.cert_file.read_bytes()
+    nfs_server = ganesha_process(guest)
 
     # --- a host writes FILE_SYNC through the export the whole time ----------------------------------
     ports = booted.vm.config.host_ports
@@ -253,6 +262,7 @@ def test_an_in_place_upgrade_keeps_data_and_configuration_and_rolls_back_a_faile
         assert api.client.health()["version"] == version
         assert configuration(api) == before
         assert writer.alive(), "the writer stopped during the rollback"
+        assert ganesha_process(guest) == nfs_server
 
         # --- the good release ---------------------------------------------------------------------
         status, answer = put_bundle(booted, api.token, good)
@@ -273,6 +283,8 @@ def test_an_in_place_upgrade_keeps_data_and_configuration_and_rolls_back_a_faile
             "'select version_num from alembic_version').fetchone()[0])"])  # fmt: skip
         assert probe.stdout.strip() == new_head, probe.stdout
         assert writer.alive(), "the writer stopped during the upgrade"
+        # Not restarted either (a restart stalls creates for the grace period): the same process.
+        assert ganesha_process(guest) == nfs_server
     finally:
         writer.stop()
 
