@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import report, runner, toolchain
-from bench.stack import STACKS
+from bench.stack import STACKS, Overrides
 from bench.workload import ProfileError, load_san, load_workload
 
 DEFAULT_WORKLOADS = "provisioning-storm,boot-storm,steady-state"
@@ -43,6 +43,13 @@ def main() -> None:
         metavar="PROPERTY=VALUE",
         help="a ZFS property of arcvsa's dataset over its profile's (repeatable), to compare one setting",
     )
+    parser.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="PARAMETER=INTEGER",
+        help="a ZFS module parameter of arcvsa's over its tuning recommendation's (repeatable)",
+    )
     args = parser.parse_args()
 
     try:
@@ -56,7 +63,13 @@ def main() -> None:
         sans = {w.san: load_san(w.san) for w in workloads}
         if any("=" not in item for item in args.set):
             raise ProfileError("--set takes PROPERTY=VALUE, e.g. --set recordsize=8K")
-        properties = dict(item.split("=", 1) for item in args.set)
+        module = [item.split("=", 1) for item in args.module]
+        if any(len(pair) != 2 or not pair[1].isdigit() for pair in module):
+            raise ProfileError("--module takes PARAMETER=INTEGER, e.g. --module zfs_txg_timeout=15")
+        overrides = Overrides(
+            properties=dict(item.split("=", 1) for item in args.set),
+            module={name: int(value) for name, value in module},
+        )
     except ProfileError as exc:
         raise SystemExit(f"bench: {exc}") from None
 
@@ -70,7 +83,7 @@ def main() -> None:
         replica_mib = min((w.replica_mib for w in workloads if w.replica_mib), default=None)
         gold = runner.prepare_golden(image, str(manifest["image_key"]), replica_mib)
         san = runner.start_san(workdir / "san", int(args.lun_gib * 2**30), next(iter(sans.values())))
-        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib, properties)
+        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib, overrides)
         try:
             for name in stacks:
                 run.stack(name, workloads)

@@ -3,7 +3,8 @@
 One SAN (qemu-storage-daemon) serves the whole run: lun0 is the data LUN every stack uses in turn,
 lun1 carries the background load of a constrained array, lun2 is left free for the appliance's own
 calibration. Each stack runs all workloads in VDI order (provision, boot storm, steady state), then
-powers off; the next one starts from a freshly booted VM and rewrites the LUN.
+powers off; the next one starts from a freshly booted VM and rewrites the LUN. A phase's counters are
+read after flushing the stack's deferred writes (:func:`opening`, :func:`closing`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from bench.stack import (
     DATASET,
     ApplianceStack,
     Arcvsa,
+    Counters,
+    Overrides,
     Stack,
     StackError,
     make_stack,
@@ -98,6 +101,21 @@ def prepare_golden(image: Path, image_key: str, replica_mib: int | None) -> Gold
     return Golden(replica, size, samples, ops)
 
 
+def opening(stack: Stack) -> Counters:
+    """The counters a phase starts from, once the writes before it are on the LUN."""
+    stack.flush()
+    return stack.counters()
+
+
+def closing(stack: Stack) -> Counters:
+    """The counters a phase ends at: its own deferred writes on the LUN too, timed when its load ended."""
+    ended = time.monotonic()
+    stack.flush()
+    counters = stack.counters()
+    counters.at = ended
+    return counters
+
+
 class Run:
     """One benchmark run: the SAN, the golden data, the stacks in turn, the results."""
 
@@ -110,11 +128,11 @@ class Run:
         image: Path,
         key: Path,
         memory_mib: int,
-        properties: dict[str, str] | None = None,
+        overrides: Overrides | None = None,
     ) -> None:
         self.chain, self.gold, self.san, self.workdir = chain, gold, san, workdir
         self.image, self.key, self.memory_mib = image, key, memory_mib
-        self.properties = properties or {}
+        self.overrides = overrides
         self.results: dict[str, dict[str, Any]] = {}
 
     # --- helpers -----------------------------------------------------------------------------------
@@ -191,7 +209,7 @@ class Run:
         self, stack: Stack, work: Workload, phase: Phase, target: job.Target, state: dict[str, Any]
     ) -> dict[str, Any]:
         """Run one phase and return its figures (see bench/metrics.py)."""
-        before = stack.counters()
+        before = opening(stack)
         fio_out: dict[str, Any] | None = None
         if phase.kind == "copy":
             self.copy_replica(stack)
@@ -202,7 +220,7 @@ class Run:
             return self.sweep(stack, work, phase, target, state)
         elif phase.kind == "drop-cache":
             stack.drop_cache()
-            before = stack.counters()
+            before = opening(stack)
         elif phase.kind == "trace":
             logs = [
                 job.clone_iolog(
@@ -223,10 +241,10 @@ class Run:
                 job.deltas(target, work.desktops, self.gold.replica_bytes, delta_bytes, self.gold.samples),
                 3600,
             )
-            before = stack.counters()
+            before = opening(stack)
             text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
             fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
-        after = stack.counters()
+        after = closing(stack)
         compression = stack.compression()
         return metrics.phase(phase, stack, before, after, fio_out, self.gold, compression=compression)
 
@@ -244,10 +262,10 @@ class Run:
         points = []
         for point in job.sweep_points(phase):
             clients, size, depth = point
-            before = stack.counters()
+            before = opening(stack)
             text = job.sweep_point(target, phase, point, base, self.gold.samples)
             fio_out = self.fio(f"{name}-{clients}x{size}-qd{depth}", text, phase.seconds + 600)
-            row = metrics.phase(phase, stack, before, stack.counters(), fio_out, self.gold, compression=None)
+            row = metrics.phase(phase, stack, before, closing(stack), fio_out, self.gold, compression=None)
             seen = row["client"]
             mib_s = (seen["read_bytes"] + seen["write_bytes"]) / (1 << 20) / row["wall_seconds"]
             keep = ("client", "san", "san_iops", "read_offload", "write_offload", "arc_hit_pct")
@@ -348,7 +366,7 @@ class Run:
 
     def stack(self, name: str, workloads: list[Workload]) -> None:
         stack = make_stack(
-            name, self.san, self.image, self.key, self.workdir / "vms", self.memory_mib, self.properties
+            name, self.san, self.image, self.key, self.workdir / "vms", self.memory_mib, self.overrides
         )
         started = time.monotonic()
         try:

@@ -91,6 +91,10 @@ class Stack:
     def counters(self) -> Counters:
         return Counters(at=time.monotonic())
 
+    def flush(self) -> None:
+        """Put every write acknowledged so far on the LUN, so that a phase's SAN counters hold what its
+        own writes cost: its deferred tail in, the phase before's out (the bare LUN defers nothing)."""
+
     def drop_cache(self) -> None:
         """Empty every cache between the client and the SAN (the bare LUN has none)."""
 
@@ -193,6 +197,11 @@ class ApplianceStack(Stack):
         counters.arc = self.arcstats()
         return counters
 
+    def flush(self) -> None:
+        # The open transaction group's dirty data: up to zfs_txg_timeout of writes, or a layout's
+        # last ~80 MiB, which would otherwise land in the next phase's window.
+        self.ssh(["zpool", "sync", POOL], timeout=600)
+
     def arcstats(self) -> dict[str, int]:
         """The ARC counters offload needs, parsed as the appliance's own metrics parse them."""
         raw = metrics.parse_arcstats(self.ssh(["cat", metrics.ARCSTATS], timeout=60)).raw
@@ -224,6 +233,15 @@ class ApplianceStack(Stack):
         return {**super().describe(), "nfs_backend": self.nfs_backend, "setup": self.setup}
 
 
+@dataclass(frozen=True)
+class Overrides:
+    """Settings of arcvsa's stack over its profile's and its tuning recommendation's, to compare one
+    setting in one run (``--set recordsize=8K``, ``--module zfs_txg_timeout=15``)."""
+
+    properties: dict[str, str] = field(default_factory=dict)
+    module: dict[str, int] = field(default_factory=dict)
+
+
 class Arcvsa(ApplianceStack):
     name = "arcvsa"
     profile = "stateless-linked"
@@ -232,10 +250,10 @@ class Arcvsa(ApplianceStack):
     # Read once, cached compressed, the replica gains more from the ratio than it pays in CPU.
     compression_codec = "zstd-1"
 
-    def __init__(self, *args: Any, properties: dict[str, str] | None = None) -> None:
+    def __init__(self, *args: Any, overrides: Overrides | None = None) -> None:
         super().__init__(*args)
-        # dataset properties over the profile's, to compare one setting (``--set recordsize=8K``)
-        self.properties = {"compression": self.compression_codec, **(properties or {})}
+        self.overrides = overrides or Overrides()
+        self.properties = {"compression": self.compression_codec, **self.overrides.properties}
 
     def prepare(self) -> None:
         # force: the LUN still holds the stack before's data (the admin knowingly reuses it).
@@ -259,7 +277,7 @@ class Arcvsa(ApplianceStack):
             "ram_gib": self.memory_mib / 1024, "slog_ssd_gib": 2, "l2arc_ssd_gib": 2,
         }  # fmt: skip
         recommended = self.call("POST", "/api/tuning/recommendation", sizing)
-        params = {name: int(value) for name, value in recommended["module"].items()}
+        params = {name: int(value) for name, value in recommended["module"].items()} | self.overrides.module
         if params:
             self.call("PUT", "/api/tuning/parameters", {"params": params})
         export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}
@@ -336,6 +354,11 @@ class NasXfs(ApplianceStack):
     def compression(self) -> float | None:
         return None
 
+    def flush(self) -> None:
+        # knfsd keeps UNSTABLE writes no client committed in the page cache for up to 30 s
+        # (vm.dirty_expire_centisecs): without this a phase's last 30 s would cost it nothing.
+        self.ssh(["sync", "--file-system", NAS_DIR], timeout=600)
+
     def arcstats(self) -> dict[str, int]:
         return {}
 
@@ -350,9 +373,9 @@ def make_stack(
     key: Path,
     directory: Path,
     memory_mib: int,
-    properties: dict[str, str] | None = None,
+    overrides: Overrides | None = None,
 ) -> Stack:
-    """The stack called ``name`` (one of STACKS); ``properties`` go to arcvsa's dataset."""
+    """The stack called ``name`` (one of STACKS); ``overrides`` apply to arcvsa's."""
     kinds: dict[str, type[ApplianceStack]] = {
         "arcvsa": Arcvsa,
         "zfs-defaults": ZfsDefaults,
@@ -363,5 +386,5 @@ def make_stack(
     if name not in kinds:
         raise StackError(f"no stack {name!r} (known: {', '.join(STACKS)})")
     if name == "arcvsa":
-        return Arcvsa(san, image, key, directory / name, memory_mib, properties=properties)
+        return Arcvsa(san, image, key, directory / name, memory_mib, overrides=overrides)
     return kinds[name](san, image, key, directory / name, memory_mib)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from bench import __main__ as bench_main
 from bench import job, metrics, report
-from bench.runner import Golden, throttle
+from bench.runner import Golden, closing, opening, throttle
 from bench.stack import ApplianceStack, Counters, Stack
 from bench.workload import ProfileError, Workload, load_san, load_workload
 from lab.san import Throttle
@@ -36,6 +37,23 @@ def test_bad_profiles_get_a_clear_error(tmp_path: Path) -> None:
         load_workload(str(typo))
     with pytest.raises(ProfileError, match="no SAN profile 'raid6'"):
         load_san("raid6")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--set", "recordsize"], "--set takes PROPERTY=VALUE"),
+        (["--module", "zfs_txg_timeout=fast"], "--module takes PARAMETER=INTEGER"),
+        (["--module", "zfs_txg_timeout"], "--module takes PARAMETER=INTEGER"),
+        (["--stacks", "arcvsa,vsan"], "unknown stacks"),
+    ],
+)
+def test_bad_overrides_are_refused_before_anything_starts(
+    argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.argv", ["bench", "--profile", "steady-state", *argv])
+    with pytest.raises(SystemExit, match=message):
+        bench_main.main()
 
 
 def test_san_profile_becomes_a_qemu_throttle_group() -> None:
@@ -201,3 +219,30 @@ def test_poisson_rates_are_whole_iops_of_the_smallest_block() -> None:
     assert job.poisson_rate(2.4, "4k/50:8k/50") == 2 * 4096
     assert job.poisson_rate(32, "512/10:1k/5:64k/85") == 32 * 512
     assert job.poisson_rate(0, "4k/100") == 0
+
+
+LATER = 1e12  # a monotonic time after any real one
+
+
+class _Flushing(Stack):
+    """A stack that logs when its writes are flushed and its counters read."""
+
+    def __init__(self) -> None:
+        super().__init__(san=None)  # type: ignore[arg-type]
+        self.log: list[str] = []
+
+    def flush(self) -> None:
+        self.log.append("flush")
+
+    def counters(self) -> Counters:
+        self.log.append("counters")
+        return Counters(at=LATER + len(self.log))
+
+
+def test_a_phase_is_measured_between_flushes_and_timed_by_its_load() -> None:
+    stack = _Flushing()
+    before = opening(stack)  # the layout before the phase: flushed, so not charged to it
+    assert stack.log == ["flush", "counters"] and before.at == LATER + 2
+    after = closing(stack)  # the phase's own deferred writes: flushed, so charged to it
+    assert stack.log[2:] == ["flush", "counters"]
+    assert after.at < LATER, "the phase's time ends when its load ends, not after the flush"
