@@ -26,10 +26,14 @@ COMMAND_TIMEOUT = 20.0
 JOURNAL_LINES = 5000
 MAX_BYTES = 8 << 20  # per item: zpool events -v of a long-lived pool, a chatty journal
 DBGMSG = "/proc/spl/kstat/zfs/dbgmsg"
-# The systemd units whose journal is collected (appliance/systemd, the image's NFS servers, LIO).
+# The systemd units whose journal is collected (appliance/systemd, an upgrade's transient unit, the
+# image's NFS servers, LIO, and the clock and log forwarding the api's alerts and settings stand on).
 UNITS = {
     "arcvsa-api": "arcvsa-api.service",
     "arcvsa-firstboot": "arcvsa-firstboot.service",
+    "arcvsa-upgrade": "arcvsa-upgrade.service",
+    "chrony": "chrony.service",
+    "rsyslog": "rsyslog.service",
     "nfs-ganesha": "nfs-ganesha.service",
     "nfs-server": "nfs-server.service",
     "rtslib-fb-targetctl": "rtslib-fb-targetctl.service",

@@ -104,7 +104,9 @@ def test_appliances_report_health_version_pool_and_alerts_and_a_dead_one_does_no
 
         started = time.monotonic()
         first = {a["name"]: a for a in admin.get(f"/api/deployments/{dep}/appliances").json()}
-        assert time.monotonic() - started < 8, "the silent appliance is given up on after its 1 s timeout"
+        # The probes' deadline is 4 s (health, login, pool, logout at 1 s each); the slack is for a loaded
+        # CI machine (8 s flaked once). Without the timeouts the silent appliance would hold the page for ever.
+        assert time.monotonic() - started < 20, "the silent appliance is given up on after its 1 s timeout"
         second = {a["name"]: a for a in admin.get(f"/api/deployments/{dep}/appliances").json()}
 
     assert list(first) == ["vsa-0", "vsa-1", "vsa-2", "vsa-3"]

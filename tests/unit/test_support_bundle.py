@@ -195,6 +195,9 @@ def test_the_bundle_holds_every_item_and_a_manifest_of_them(tmp_path: Path) -> N
         "zfs/zpool-events.txt",
         "zfs/zpool-history.txt",
         "logs/arcvsa-api.journal.txt",
+        "logs/arcvsa-upgrade.journal.txt",
+        "logs/chrony.journal.txt",
+        "logs/rsyslog.journal.txt",
     ):
         assert items[name].status == "ok" and members[name], items[name]
     # the files the recordings hold, copied
