@@ -209,18 +209,24 @@ class Run:
         self, stack: Stack, work: Workload, phase: Phase, target: job.Target, state: dict[str, Any]
     ) -> dict[str, Any]:
         """Run one phase and return its figures (see bench/metrics.py)."""
+        if phase.kind == "calibrate":
+            return self.calibrate(stack, phase)
+        if phase.kind == "sweep":
+            return self.sweep(stack, work, phase, target, state)  # each point between its own flushes
+        if phase.kind == "drop-cache":
+            stack.drop_cache()
+        elif phase.kind == "mix":  # the deltas' layout comes before the measured window
+            delta_bytes = phase.delta_mib << 20
+            self.fio(
+                f"{stack.name}-{work.name}-deltas",
+                job.deltas(target, work.desktops, self.gold.replica_bytes, delta_bytes, self.gold.samples),
+                3600,
+            )
         before = opening(stack)
         fio_out: dict[str, Any] | None = None
         if phase.kind == "copy":
             self.copy_replica(stack)
             state["replica"] = True
-        elif phase.kind == "calibrate":
-            return self.calibrate(stack, phase)
-        elif phase.kind == "sweep":
-            return self.sweep(stack, work, phase, target, state)
-        elif phase.kind == "drop-cache":
-            stack.drop_cache()
-            before = opening(stack)
         elif phase.kind == "trace":
             logs = [
                 job.clone_iolog(
@@ -235,13 +241,6 @@ class Run:
                 3600,
             )
         elif phase.kind == "mix":
-            delta_bytes = phase.delta_mib << 20
-            self.fio(
-                f"{stack.name}-{work.name}-deltas",
-                job.deltas(target, work.desktops, self.gold.replica_bytes, delta_bytes, self.gold.samples),
-                3600,
-            )
-            before = opening(stack)
             text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
             fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
         after = closing(stack)

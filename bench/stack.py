@@ -253,7 +253,6 @@ class Arcvsa(ApplianceStack):
     def __init__(self, *args: Any, overrides: Overrides | None = None) -> None:
         super().__init__(*args)
         self.overrides = overrides or Overrides()
-        self.properties = {"compression": self.compression_codec, **self.overrides.properties}
 
     def prepare(self) -> None:
         # force: the LUN still holds the stack before's data (the admin knowingly reuses it).
@@ -269,7 +268,7 @@ class Arcvsa(ApplianceStack):
         body = {
             "name": DATASET,
             "profile": self.profile,
-            "properties": self.properties,
+            "properties": {"compression": self.compression_codec, **self.overrides.properties},
         }
         dataset = self.call("POST", "/api/storage/datasets", body)
         sizing = {
