@@ -112,7 +112,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.secretbox = SecretBox(settings.key_file)
     app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
     # The one way to the storage tools (zpool, zfs, ...); tests replace it with recorded outputs.
-    app.state.storage_gateway = Gateway(reads_fresh_for=settings.reads_fresh_for)
+    app.state.storage_gateway = Gateway(
+        reads_fresh_for=settings.reads_fresh_for, reads_stale_for=settings.reads_stale_for
+    )
     app.state.storage_files = LocalFiles(Path("/"))
     app.state.jobs = deployment_service.job_runner(app.state)
     app.state.calibrations = calibration_service.Runner(factory)

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
         le=60,
         description="Seconds an answer of zpool/zfs/ganesha reads is shared by concurrent requests (0: never)",
     )
+    reads_stale_for: float = Field(
+        default=10.0,
+        ge=0,
+        le=60,
+        description="Seconds past reads_fresh_for an answer is still served while it is read again (0: never)",
+    )
     metrics_keep: int = Field(
         default=8640, ge=2, description="Metric samples kept; older ones are pruned (8640 = 24 h at 10 s)"
     )

@@ -71,11 +71,16 @@ class Gateway:
     """Checks argv, runs it through a Runner, translates failures by the caller's rules."""
 
     def __init__(
-        self, runner: Runner | None = None, *, timeout: float = DEFAULT_TIMEOUT, reads_fresh_for: float = 0.0
+        self,
+        runner: Runner | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        reads_fresh_for: float = 0.0,
+        reads_stale_for: float = 0.0,
     ) -> None:
         self.runner = runner or SubprocessRunner()
         self.timeout = timeout
-        self.reads = ReadCache(reads_fresh_for)
+        self.reads = ReadCache(reads_fresh_for, stale_for=reads_stale_for)
 
     def read(
         self,

@@ -7,6 +7,11 @@ seconds get the one answer, and concurrent readers wait for the one command in f
 starting their own. Any other command through the gateway may change what the reads said, so it ends
 every shared answer: nothing this process changed is ever read back stale. State changed outside this
 process (a LUN failing) shows within ``fresh_for``.
+
+Past ``fresh_for``, an answer may still be served for ``stale_for`` seconds while one background read
+refreshes it: on a busy appliance a poller then never waits for a fork of zpool, and what it shows is at
+most ``fresh_for + stale_for`` (plus the refresh) old. An error is never served stale, and a change
+through this process still ends every answer at once, so a change is never followed by its own past.
 """
 
 from __future__ import annotations
@@ -28,13 +33,29 @@ class _Entry:
     at: float
     outcome: object = None  # the answer, or the ControlError it raised (shared the same way)
     done: bool = False
+    refreshing: bool = False  # a background read of this stale answer is running
+
+
+def _in_background(work: Callable[[], None]) -> None:
+    threading.Thread(target=work, name="readcache-refresh", daemon=True).start()
 
 
 class ReadCache:
-    """Shared answers per key, for ``fresh_for`` seconds or until ``invalidate``; 0 shares nothing."""
+    """Shared answers per key, for ``fresh_for`` seconds or until ``invalidate``; 0 shares nothing.
 
-    def __init__(self, fresh_for: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.fresh_for, self.clock = fresh_for, clock
+    ``stale_for`` > 0 serves an older answer that long past ``fresh_for`` while it is read again in the
+    background (``start`` runs that refresh; a thread by default).
+    """
+
+    def __init__(
+        self,
+        fresh_for: float,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        stale_for: float = 0.0,
+        start: Callable[[Callable[[], None]], None] = _in_background,
+    ) -> None:
+        self.fresh_for, self.stale_for, self.clock, self.start = fresh_for, stale_for, clock, start
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
         self._entries: dict[object, _Entry] = {}
@@ -53,13 +74,23 @@ class ReadCache:
         with self._lock:
             while True:
                 entry = self._entries.get(key)
-                if entry is None or (entry.done and self.clock() - entry.at > self.fresh_for):
-                    entry = _Entry(self._generation, self.clock())
+                if entry is not None and entry.done:
+                    age = self.clock() - entry.at
+                    if age <= self.fresh_for:
+                        return _unwrap(entry.outcome)  # type: ignore[return-value]
+                    if self._servable_stale(entry, age):
+                        stale, refresh = entry, not entry.refreshing
+                        entry.refreshing = True
+                        break
+                if entry is None or entry.done:
+                    entry, stale = _Entry(self._generation, self.clock()), None
                     self._entries[key] = entry
                     break
-                if entry.done:
-                    return _unwrap(entry.outcome)  # type: ignore[return-value]
                 self._ready.wait()  # the same read is running: wait for its answer
+        if stale is not None:
+            if refresh:  # outside the lock: ``start`` may run the read at once
+                self.start(lambda: self._refresh(key, stale, read))
+            return stale.outcome  # type: ignore[return-value]
         try:
             outcome: object = read()
         except ControlError as err:
@@ -69,6 +100,30 @@ class ReadCache:
             raise
         self._settle(key, entry, outcome, keep=True)
         return _unwrap(outcome)  # type: ignore[return-value]
+
+    def _servable_stale(self, entry: _Entry, age: float) -> bool:
+        return age <= self.fresh_for + self.stale_for and not isinstance(entry.outcome, ControlError)
+
+    def _refresh(self, key: object, stale: _Entry, read: Callable[[], object]) -> None:
+        """Read ``key`` again for the callers that were served ``stale``; its answer replaces it."""
+        with self._lock:
+            fresh = _Entry(self._generation, self.clock())
+        keep = True
+        try:
+            outcome: object = read()
+        except ControlError as err:
+            outcome = err  # the next caller gets it fresh, never the older answer
+        except BaseException:
+            outcome, keep = None, False  # a bug: the next caller reads for itself and sees it
+        with self._lock:
+            stale.refreshing = False
+            fresh.outcome, fresh.done, fresh.at = outcome, True, self.clock()
+            if self._entries.get(key) is not stale:
+                return  # invalidated (or replaced) while reading: this answer may predate a change
+            if keep and fresh.generation == self._generation:
+                self._entries[key] = fresh
+            else:
+                del self._entries[key]
 
     def _settle(self, key: object, entry: _Entry, outcome: object, *, keep: bool) -> None:
         with self._lock:

@@ -110,6 +110,103 @@ def test_a_read_that_overlapped_a_change_answers_its_caller_only() -> None:
     assert cache.get("k", read) == 2
 
 
+class Later:
+    """``start`` for a stale answer's refresh: runs it when the test says so, not on a thread."""
+
+    def __init__(self) -> None:
+        self.pending: list[object] = []
+
+    def __call__(self, work: object) -> None:
+        self.pending.append(work)
+
+    def run(self) -> None:
+        work, self.pending = self.pending, []
+        for job in work:
+            job()  # type: ignore[operator]
+
+
+def test_a_stale_answer_is_served_while_one_refresh_runs_then_replaced() -> None:
+    clock, read, later = Clock(), Counted(), Later()
+    cache = ReadCache(2.0, clock, stale_for=10.0, start=later)
+    assert cache.get("k", read) == 1
+    clock.now += 5.0  # past fresh, within stale: no caller waits, one refresh for all of them
+    assert [cache.get("k", read) for _ in range(3)] == [1, 1, 1]
+    assert len(later.pending) == 1 and read.calls == 1
+    later.run()
+    assert cache.get("k", read) == 2 and read.calls == 2  # the refresh's answer, fresh
+    clock.now += 12.1  # past fresh + stale: the caller reads for itself
+    assert cache.get("k", read) == 3 and not later.pending
+
+
+def test_an_error_is_never_served_stale_and_a_refresh_error_is_the_next_answer() -> None:
+    clock, later = Clock(), Later()
+    cache = ReadCache(2.0, clock, stale_for=10.0, start=later)
+    outcomes: list[object] = [
+        "healthy",
+        CommandFailed(("zpool", "list"), 1, "pool I/O is currently suspended"),
+    ]
+
+    def read() -> str:
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, ControlError):
+            raise outcome
+        return str(outcome)
+
+    assert cache.get("k", read) == "healthy"
+    clock.now += 3.0
+    assert cache.get("k", read) == "healthy"  # stale while the refresh runs
+    later.run()  # the LUN failed meanwhile
+    with pytest.raises(ControlError, match="suspended"):
+        cache.get("k", read)
+    clock.now += 3.0
+    outcomes.append("back")
+    assert cache.get("k", read) == "back"  # an error past fresh is read again, never served stale
+    assert not later.pending
+
+
+def test_a_refresh_that_overlapped_a_change_is_dropped() -> None:
+    clock, read, later = Clock(), Counted(), Later()
+    cache = ReadCache(2.0, clock, stale_for=10.0, start=later)
+    assert cache.get("k", read) == 1
+    clock.now += 3.0
+    assert cache.get("k", read) == 1
+    cache.invalidate()  # a change through this process: its past is never shown after it
+    assert cache.get("k", read) == 2
+    later.run()  # the refresh started before the change answers 3, and nobody sees it
+    assert cache.get("k", read) == 2 and read.calls == 3
+
+
+def test_a_refresh_that_hit_a_bug_leaves_the_next_caller_to_read() -> None:
+    clock, later = Clock(), Later()
+    cache = ReadCache(2.0, clock, stale_for=10.0, start=later)
+    calls: list[int] = []
+
+    def read() -> int:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("bug")
+        return len(calls)
+
+    assert cache.get("k", read) == 1
+    clock.now += 3.0
+    assert cache.get("k", read) == 1
+    later.run()
+    assert cache.get("k", read) == 3
+
+
+def test_a_stale_refresh_runs_on_a_thread_by_default() -> None:
+    clock, read = Clock(), Counted()
+    cache = ReadCache(2.0, clock, stale_for=10.0)
+    assert cache.get("k", read) == 1
+    clock.now += 3.0
+    assert cache.get("k", read) == 1  # served at once; the refresh runs on its own thread
+    for _ in range(1000):  # the clock stands still, so the refresh's answer stays fresh once stored
+        if cache.get("k", read) == 2:
+            break
+        threading.Event().wait(0.01)
+    assert cache.get("k", read) == 2 and read.calls == 2
+
+
 def test_gateway_read_shares_a_real_command_until_any_run() -> None:
     gw = Gateway(reads_fresh_for=60.0)
     stamp = ["date", "+%s%N"]  # a new answer every time it really runs
