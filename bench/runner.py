@@ -266,7 +266,7 @@ class Run:
             fio_out = self.fio(f"{name}-{clients}x{size}-qd{depth}", text, phase.seconds + 600)
             row = metrics.phase(phase, stack, before, closing(stack), fio_out, self.gold, compression=None)
             seen = row["client"]
-            mib_s = (seen["read_bytes"] + seen["write_bytes"]) / (1 << 20) / row["wall_seconds"]
+            mib_s = (seen["read_bytes"] + seen["write_bytes"]) / (1 << 20) / seen["seconds"]
             keep = ("client", "san", "san_iops", "read_offload", "write_offload", "arc_hit_pct")
             points.append(
                 {"clients": clients, "bs": size, "iodepth": depth, "mib_s": round(mib_s, 1)}

@@ -140,6 +140,22 @@ def test_phase_figures_from_counters() -> None:
     assert bare["read_offload"] == bare["write_offload"] == 1.0  # no cache between fio and the LUN
 
 
+def test_a_time_based_phase_rates_over_its_own_seconds_not_fio_start_up() -> None:
+    gold = Golden(Path("replica"), 1 << 30, [], [])
+    spec = load_workload("steady-state").phases[0]
+    assert spec.kind == "mix" and spec.seconds == 90
+    after = Counters(120.0, {"rd_bytes": 0, "wr_bytes": 0, "rd_ops": 0, "wr_ops": 900})
+    before = Counters(0.0, {"rd_bytes": 0, "wr_bytes": 0, "rd_ops": 0, "wr_ops": 0})
+    stack = ApplianceStack.__new__(ApplianceStack)
+    row = metrics.phase(spec, stack, before, after, _fio(0, 9 << 20, 0, 1800), gold, compression=None)
+    assert row["wall_seconds"] == 120.0 and row["load_seconds"] == 90.0
+    assert row["client"]["iops"] == 20.0 and row["san_iops"] == 10.0  # 30 s of fio's start-up left out
+    short = metrics.phase(
+        spec, stack, before, Counters(60.0, after.san), _fio(0, 0, 0, 0), gold, compression=None
+    )
+    assert short["load_seconds"] == 60.0  # an interrupted phase: never more than its wall time
+
+
 def test_offload_is_unknown_when_the_client_moved_nothing_and_a_floor_when_the_san_did() -> None:
     assert metrics.offload(0, 4096) is None  # the NAS copy: no client reads, XFS metadata at the SAN
     assert metrics.offload(0, 0) is None
