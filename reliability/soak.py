@@ -260,10 +260,14 @@ def execute(options: SoakOptions) -> dict[str, Any]:
         pools = lab.api.call("GET", "/api/storage/pools")
         figures["pool_state"] = next(p["state"] for p in pools if p["name"] == POOL.name)
         figures["alerts_after"] = [a["key"] for a in lab.api.call("GET", "/api/alerts")]
-    finally:
-        lab.stop()
+    except BaseException:
+        say(f"kept {options.directory} for a look at what failed")
+        raise
+    else:
         if not options.keep:
             shutil.rmtree(options.directory, ignore_errors=True)  # LUN files, VM disks, latency logs
+    finally:
+        lab.stop()
     return figures
 
 
@@ -294,14 +298,7 @@ def soak(
         api = wrks.figures()
         sampler.join(timeout=120)
     out["api" if isinstance(api, dict) else "api_error"] = api
-    ledger = read_ledger(spec.log)
-    verdict = verify(ledger, lab.read_back(POOL, spec.file), spec.content)
-    out["sync_writer"] = {
-        "acked": len(ledger.acked),
-        "lost": len(verdict.lost),
-        "errors": ledger.errors,
-        "writes_per_s": options.sync_writes_per_s,
-    }
+    out["sync_writer"] = sync_verdict(lab, spec, options.sync_writes_per_s)
     out["memory_samples"] = sampler.samples
     out["memory_sample_failures"] = sampler.failures
     out["memory"] = steadiness.memory_trend(sampler.samples, options.warmup_s)
@@ -321,6 +318,44 @@ def soak(
         }
         out["drift"][direction] = steadiness.drift(points, options.warmup_s, options.seconds)
     return out
+
+
+def sync_verdict(lab: Lab, spec: WriterSpec, writes_per_s: int) -> dict[str, Any]:
+    """The FILE_SYNC writer's acknowledged writes checked against the file read back over NFS.
+
+    The read-back's mount is retried for two minutes (a soak can leave the server slow to answer);
+    if it never succeeds the writes count as unverified, with ganesha's state, and the soak's other
+    figures are kept.
+    """
+    ledger = read_ledger(spec.log)
+    found: dict[str, Any] = {
+        "acked": len(ledger.acked),
+        "errors": ledger.errors,
+        "writes_per_s": writes_per_s,
+    }
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            found["lost"] = len(verify(ledger, lab.read_back(POOL, spec.file), spec.content).lost)
+            return found
+        except CommandError as err:
+            if time.monotonic() > deadline:
+                found["read_back_error"] = str(err)[:1000]
+                found["ganesha"] = ganesha_state(lab)
+                return found
+            time.sleep(10)
+
+
+def ganesha_state(lab: Lab) -> str:
+    """nfs-ganesha's unit state and last journal lines, for a read-back that failed."""
+    try:
+        shown = lab.vm.ssh(
+            ["systemctl", "show", "nfs-ganesha", "-p", "ActiveState,MainPID,NRestarts"], timeout=60
+        )
+        tail = lab.vm.ssh(["journalctl", "-u", "nfs-ganesha", "-n", "20", "--no-pager"], timeout=60)
+        return (shown + tail)[-4000:]
+    except (CommandError, OSError) as err:
+        return f"unreachable: {err}"
 
 
 def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, list[str]]:

@@ -263,6 +263,10 @@ def verdict(figures: dict[str, Any], limits: Limits) -> list[str]:
         if api["p99_ms"] >= limits.api_p99_ms:
             failed.append(f"api p99 {api['p99_ms']} ms (limit {limits.api_p99_ms} ms)")
     sync = figures.get("sync_writer") or {}
+    if sync.get("read_back_error"):
+        failed.append(
+            f"sync writer: {sync['acked']} acknowledged writes unverified: {sync['read_back_error']}"
+        )
     if sync.get("lost") or sync.get("errors"):
         failed.append(f"sync writer: lost {sync.get('lost')}, errors {sync.get('errors')}")
     if figures.get("pool_state", "ONLINE") != "ONLINE":

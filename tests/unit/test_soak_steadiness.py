@@ -96,6 +96,10 @@ def test_verdict_passes_a_good_soak_and_names_each_failure() -> None:
     assert len(failed) == 7, failed
     assert any("p99 drifted" in f for f in failed) and any("api p99" in f for f in failed)
     assert steadiness.verdict(good() | {"api": None}, limits) == ["no api load figures"]
+    unread = good() | {"sync_writer": {"acked": 10, "errors": [], "read_back_error": "mount failed"}}
+    assert steadiness.verdict(unread, limits) == [
+        "sync writer: 10 acknowledged writes unverified: mount failed"
+    ]
 
 
 def test_api_figures_take_the_worst_path() -> None:
