@@ -105,7 +105,7 @@ def parse(stdout: str) -> list[Disk]:
 
 def inventory(gw: Gateway) -> list[Disk]:
     """Every whole disk of the machine."""
-    return parse(gw.run(LSBLK).stdout)
+    return parse(gw.query(LSBLK).stdout)
 
 
 def resolve(gw: Gateway, paths: list[str], *, force: bool = False) -> list[Disk]:

@@ -94,6 +94,19 @@ class Gateway:
         key = (tuple(argv), tuple(rules), ok_codes)
         return self.reads.get(key, lambda: self._execute(argv, rules, timeout, None, ok_codes, ()))
 
+    def query(
+        self,
+        argv: Sequence[str],
+        *,
+        rules: Rules = (),
+        timeout: float | None = None,
+        ok_codes: tuple[int, ...] = (0,),
+    ) -> Result:
+        """:meth:`run` for a command that changes nothing but must answer afresh (an interval of
+        ``zpool iostat``, the disks a pool is about to be made of): not shared, and unlike ``run`` it
+        leaves the shared answers alone (the metric sampler's every 10 s would otherwise end them all)."""
+        return self._execute(argv, rules, timeout, None, ok_codes, ())
+
     def run(
         self,
         argv: Sequence[str],

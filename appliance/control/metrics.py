@@ -149,12 +149,12 @@ def iostat(gw: Gateway, pool: str, interval: int | None = None) -> list[VdevIO]:
     """Per-vdev I/O rates of a pool: averaged since import, or over the next ``interval`` seconds."""
     argv = ["zpool", "iostat", "-H", "-p", "-v", "-l"]
     if interval is None:
-        return parse_iostat(gw.run([*argv, names.pool(pool)], rules=POOL_RULES).stdout)
+        return parse_iostat(gw.query([*argv, names.pool(pool)], rules=POOL_RULES).stdout)
     if not 1 <= interval <= 300:
         raise ValueError("interval must be 1..300 seconds")
     # -y skips the since-import report; one report over the interval follows.
     argv += ["-y", names.pool(pool), str(interval), "1"]
-    return parse_iostat(gw.run(argv, rules=POOL_RULES, timeout=interval + 60).stdout)
+    return parse_iostat(gw.query(argv, rules=POOL_RULES, timeout=interval + 60).stdout)
 
 
 # Cumulative LUN counters. ``zpool iostat`` without an interval prints per-second *averages* since import,
@@ -213,11 +213,11 @@ def kernel_names(gw: Gateway, paths: list[str]) -> dict[str, str]:
     """
     if not paths:
         return {}
-    result = gw.run(["realpath", "-e", "--", *paths], ok_codes=(0, 1))
+    result = gw.query(["realpath", "-e", "--", *paths], ok_codes=(0, 1))
     resolved = result.stdout.splitlines()
     if result.exit_code or len(resolved) != len(paths):
         # -e drops the lines of missing devices: resolve one by one so the rest still count.
-        resolved = [gw.run(["realpath", "-e", "--", p], ok_codes=(0, 1)).stdout.strip() for p in paths]
+        resolved = [gw.query(["realpath", "-e", "--", p], ok_codes=(0, 1)).stdout.strip() for p in paths]
     return {
         path: real.removeprefix("/dev/")
         for path, real in zip(paths, resolved, strict=True)

@@ -215,5 +215,8 @@ def test_gateway_read_shares_a_real_command_until_any_run() -> None:
     assert gw.read(["date", "+%N"]).stdout != first  # another argv is its own read
     gw.run(["true"])  # any command may change state: reads run again
     assert gw.read(stamp).stdout != first
+    shared = gw.read(stamp).stdout
+    assert gw.query(stamp).stdout != shared  # a query answers afresh ...
+    assert gw.read(stamp).stdout == shared  # ... and leaves the shared answers alone
     plain = Gateway()  # the default shares nothing
     assert plain.read(stamp).stdout != plain.read(stamp).stdout
