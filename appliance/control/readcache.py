@@ -71,6 +71,8 @@ class ReadCache:
         """``read()``'s answer, shared with every caller of ``key`` while fresh (its error too)."""
         if self.fresh_for <= 0:
             return read()
+        stale: _Entry | None = None  # an older answer served while one refresh reads it again
+        refresh = False
         with self._lock:
             while True:
                 entry = self._entries.get(key)
@@ -83,7 +85,7 @@ class ReadCache:
                         entry.refreshing = True
                         break
                 if entry is None or entry.done:
-                    entry, stale = _Entry(self._generation, self.clock()), None
+                    entry = _Entry(self._generation, self.clock())
                     self._entries[key] = entry
                     break
                 self._ready.wait()  # the same read is running: wait for its answer
