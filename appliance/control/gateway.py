@@ -92,7 +92,7 @@ class Gateway:
     ) -> Result:
         """:meth:`run` for a command that changes nothing: its answer is shared (see readcache)."""
         key = (tuple(argv), tuple(rules), ok_codes)
-        return self.reads.get(key, lambda: self._execute(argv, rules, timeout, None, ok_codes, ()))
+        return self.reads.get(key, lambda: self.query(argv, rules=rules, timeout=timeout, ok_codes=ok_codes))
 
     def query(
         self,

@@ -108,8 +108,6 @@ class ReadCache:
 
     def _refresh(self, key: object, stale: _Entry, read: Callable[[], object]) -> None:
         """Read ``key`` again for the callers that were served ``stale``; its answer replaces it."""
-        with self._lock:
-            fresh = _Entry(self._generation, self.clock())
         keep = True
         try:
             outcome: object = read()
@@ -119,11 +117,10 @@ class ReadCache:
             outcome, keep = None, False  # a bug: the next caller reads for itself and sees it
         with self._lock:
             stale.refreshing = False
-            fresh.outcome, fresh.done, fresh.at = outcome, True, self.clock()
             if self._entries.get(key) is not stale:
                 return  # invalidated (or replaced) while reading: this answer may predate a change
-            if keep and fresh.generation == self._generation:
-                self._entries[key] = fresh
+            if keep:
+                self._entries[key] = _Entry(self._generation, self.clock(), outcome, done=True)
             else:
                 del self._entries[key]
 
