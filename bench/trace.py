@@ -36,8 +36,24 @@ REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "build" / "bench" / "golden"
 
 
+ANSI = re.compile(rb"\x1b(?:\[[0-9;?!]*[A-Za-z]|[()][0-9A-Za-z])")
+
+
 class TraceError(RuntimeError):
     """The traced boot failed (qemu ended, or no login prompt in time)."""
+
+
+class BootStalled(TraceError):
+    """The traced boot's console stopped moving before the login prompt (a hung boot, worth one more)."""
+
+
+def console_tail(console: Path, lines: int = 12) -> str:
+    """The last non-blank lines of a serial console log, without terminal escapes (for an error)."""
+    if not console.is_file():
+        return "(no console output)"
+    text = ANSI.sub(b"", console.read_bytes()).decode("utf-8", errors="replace")
+    kept = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
+    return "\n".join(kept[-lines:]) or "(no console output)"
 
 
 def tool(name: str) -> str:
@@ -207,8 +223,34 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
+def watch(
+    proc: subprocess.Popen[bytes], console: Path, started: float, timeout: float, stall: float
+) -> float:
+    """Seconds from ``started`` to the login prompt on ``console``; TraceError if qemu ends or time
+    runs out, BootStalled if the console has not grown for ``stall`` s (a slow TCG boot keeps printing)."""
+    size, moved = -1, time.monotonic()
+    while True:
+        now = time.monotonic()
+        if proc.poll() is not None:
+            raise TraceError(f"qemu ended ({proc.returncode}); console ends:\n{console_tail(console)}")
+        grown = console.stat().st_size if console.is_file() else 0
+        if grown != size:
+            size, moved = grown, now
+            if LOGIN.search(console.read_bytes()):
+                return now - started
+        if now - moved >= stall:
+            raise BootStalled(
+                f"the boot's console stood still for {stall:.0f} s; console ends:\n{console_tail(console)}"
+            )
+        if now - started >= timeout:
+            raise TraceError(
+                f"no login prompt within {timeout:.0f} s; console ends:\n{console_tail(console)}"
+            )
+        time.sleep(0.5)
+
+
 def record(
-    image: Path, work: Path, *, timeout: float = 300.0, settle: float = 10.0
+    image: Path, work: Path, *, timeout: float = 600.0, settle: float = 10.0, stall: float = 240.0
 ) -> tuple[list[Op], float]:
     """Boot ``image`` from an overlay until the login prompt (+ ``settle`` s); (requests, boot seconds)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -228,17 +270,8 @@ def record(
         stderr=(work / "qemu.stderr").open("wb"),
         start_new_session=True,
     )
-    booted = -1.0
     try:
-        while time.monotonic() - started < timeout:
-            if proc.poll() is not None:
-                raise TraceError(f"qemu ended ({proc.returncode}); see {work}")
-            if console.is_file() and LOGIN.search(console.read_bytes()):
-                booted = time.monotonic() - started
-                break
-            time.sleep(0.5)
-        else:
-            raise TraceError(f"no login prompt within {timeout:.0f} s; see {console}")
+        booted = watch(proc, console, started, timeout, stall)
         time.sleep(settle)
     finally:
         stop(proc)
@@ -275,18 +308,27 @@ def ensure(
     image_key: str,
     out: Path,
     *,
-    timeout: float = 300.0,
+    timeout: float = 600.0,
     settle: float = 10.0,
     force: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The trace at ``out``, recorded again unless it is current for this image: same path *and*
-    image_key (a rebuilt ``-dirty`` image keeps its path). Returns (summary, meta)."""
+    image_key (a rebuilt ``-dirty`` image keeps its path). Returns (summary, meta).
+
+    A boot whose console stood still is booted once more from a fresh overlay: a CI run once saw
+    no login prompt in 300 s where this boot takes under a minute, and one hung boot must not
+    fail the benchmark. A boot that stalls twice, or is merely too slow, fails with its console."""
     if not force and out.is_file() and image_key:
         saved = json.loads(out.read_text(encoding="utf-8"))
         if saved.get("image") == str(image) and saved.get("image_key") == image_key:
             meta = {k: saved.get(k) for k in ("image", "image_key", "boot_to_login_seconds")}
             return dict(saved["summary"]), meta
-    ops, booted = record(image, out.parent / "trace-vm", timeout=timeout, settle=settle)
+    work = out.parent / "trace-vm"
+    try:
+        ops, booted = record(image, work, timeout=timeout, settle=settle)
+    except BootStalled as err:
+        print(f"bench.trace: booting again: {err}", flush=True)
+        ops, booted = record(image, work, timeout=timeout, settle=settle)
     meta = {"image": str(image), "image_key": image_key, "boot_to_login_seconds": round(booted, 1)}
     return save(ops, out, meta), meta
 
@@ -296,7 +338,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--image", type=Path, help="qcow2 to boot (default: build/image/latest.json's)")
     parser.add_argument("--out", type=Path, default=GOLDEN / "boot-trace.json")
-    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--settle", type=float, default=10.0, help="seconds recorded after the login prompt")
     parser.add_argument("--force", action="store_true", help="record again even if the trace is current")
     args = parser.parse_args()
