@@ -236,7 +236,7 @@ def watch(
         grown = console.stat().st_size if console.is_file() else 0
         if grown != size:
             size, moved = grown, now
-            if LOGIN.search(console.read_bytes()):
+            if grown and LOGIN.search(console.read_bytes()):
                 return now - started
         if now - moved >= stall:
             raise BootStalled(

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -242,12 +243,12 @@ def test_console_tail_drops_terminal_escapes(tmp_path: Path) -> None:
 
 
 def test_watch_returns_at_the_login_prompt(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_bytes(CONSOLE_END)
+    console = tmp_path / "console.log"  # qemu creates it a moment after it starts
     with subprocess.Popen(SLEEPER) as proc:
         try:
             started = time.monotonic()
-            assert 0 <= trace.watch(proc, console, started, timeout=10, stall=5) < 5
+            threading.Timer(0.6, console.write_bytes, [CONSOLE_END]).start()
+            assert 0.6 <= trace.watch(proc, console, started, timeout=10, stall=5) < 5
         finally:
             proc.kill()
 
