@@ -2,7 +2,8 @@
 with the stored samples and the served certificate (when given): a full pool, an ARC hit ratio that
 collapsed, a slow LUN, a certificate near expiry; with the appliance's files, a clock not kept to NTP.
 
-Derived on every read, so an alert clears itself when its cause goes (a LUN replaced, a pool cleared).
+Derived afresh, so an alert clears itself when its cause goes (a LUN replaced, a pool cleared). The api's
+list is shared like the pool reads it is made of (see ``shared``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from api.alerts.capacity import capacity_alert
 from api.alerts.certificate import certificate_alert
@@ -79,6 +80,30 @@ def current(
     if data_dir is not None and (cert := certificate_alert(data_dir, now)) is not None:
         found.append(cert)
     return sorted(found, key=lambda a: a.severity != "critical")  # stable: each pool's own order kept
+
+
+SHARED = ("api.alerts",)  # its key among the gateway's shared reads (argv tuples: never a clash)
+
+
+def shared(
+    gw: Gateway,
+    factory: sessionmaker[Session],
+    data_dir: Path,
+    *,
+    settings: Settings,
+    files: Files,
+) -> list[Alert]:
+    """``current``'s full list, shared through the gateway's reads: a dozen dashboards polling alerts cost
+    one derivation per ``reads_fresh_for`` (on a loaded appliance, the samples' half hour and the checks
+    cost the api far more than the reads they share), a stale list is refreshed in the background as the
+    reads are, and any change through the gateway ends it at once. Its own session: a background refresh
+    outlives the request that started it."""
+
+    def derive() -> list[Alert]:
+        with factory() as db:
+            return current(gw, db, data_dir, settings=settings, files=files)
+
+    return list(gw.reads.get(SHARED, derive))
 
 
 def pool_alerts(health: PoolHealth) -> list[Alert]:

@@ -11,10 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner, load
 
+from api.alerts import service
+from api.alerts.schemas import Alert
 from api.alerts.service import pool_alerts
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
@@ -57,6 +60,31 @@ def test_a_pool_exported_between_list_and_status_raises_nothing(tmp_path: Path) 
     client, runner = _client(tmp_path, [listed, gone])
     r = client.get("/api/alerts")
     assert r.status_code == 200 and r.json() == [] and runner.pending == []
+
+
+def test_pollers_share_one_derivation_until_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    derived: list[int] = []
+    real = service.current
+
+    def counted(*args: Any, **kwargs: Any) -> list[Alert]:
+        derived.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(service, "current", counted)
+    listed = _recorded(["zpool", "list", "-j", "--json-int"])
+    status = _recorded(["zpool", "status", "-j", "--json-int", "tank"])
+    gone = _recorded(["zpool", "status", "-j", "--json-int", "tank"], exit_code=1)
+    cleared = {"argv": ["zpool", "clear", "tank"], "exit_code": 0, "stdout": "", "stderr": ""}
+    runner = ReplayRunner({"commands": [listed, status, cleared, listed, gone]})
+    gw = Gateway(runner, reads_fresh_for=60.0)
+    client = api_flows.client(tmp_path / "data", gw, LocalFiles(tmp_path / "root"))
+    assert [client.get("/api/alerts").json() for _ in range(3)] == [[], [], []]
+    assert (
+        runner.calls == [listed["argv"], status["argv"]] and len(derived) == 1
+    )  # three polls, one derivation
+    gw.run(["zpool", "clear", "tank"])  # a change through the api ends the shared list at once
+    assert client.get("/api/alerts").json() == [] and runner.pending == []
+    assert runner.calls[-2:] == [listed["argv"], gone["argv"]] and len(derived) == 2
 
 
 def test_degraded_mirror_names_the_failed_lun() -> None:
