@@ -91,17 +91,25 @@ def login(
 
 
 def resolve(db: Session, token: str, *, by_cookie: bool) -> Principal | None:
+    # Columns, not the LoginSession entity: every request but health runs this, and loading an ORM object
+    # (identity map, instance state) was most of its cost in a profile of the api under the soak.
     row = db.execute(
-        select(LoginSession, User.username)
+        select(
+            LoginSession.user_id,
+            User.username,
+            LoginSession.id,
+            LoginSession.csrf_token,
+            LoginSession.expires_at,
+        )
         .join(User, User.id == LoginSession.user_id)
         .where(LoginSession.token_sha256 == _sha256(token))
     ).first()
     if row is None:
         return None
-    sess, username = row
-    if _aware(sess.expires_at) <= now():
+    user_id, username, session_id, csrf_token, expires_at = row
+    if _aware(expires_at) <= now():
         return None
-    return Principal(sess.user_id, username, sess.id, sess.csrf_token, by_cookie)
+    return Principal(user_id, username, session_id, csrf_token, by_cookie)
 
 
 def logout(db: Session, session_id: int) -> None:

@@ -1,4 +1,6 @@
-"""The appliance's tools and files as request dependencies (tests put recorded outputs on app.state)."""
+"""The appliance's tools and files as request dependencies (tests put recorded outputs on app.state).
+
+Async: they only read app.state, and a sync dependency costs a worker-thread hop (see api.deps)."""
 
 from __future__ import annotations
 
@@ -10,12 +12,12 @@ from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 
 
-def _gateway(request: Request) -> Gateway:
+async def _gateway(request: Request) -> Gateway:
     gateway: Gateway = request.app.state.storage_gateway
     return gateway
 
 
-def _files(request: Request) -> Files:
+async def _files(request: Request) -> Files:
     files: Files = request.app.state.storage_files
     return files
 
