@@ -298,6 +298,9 @@ def soak(
         api = wrks.figures()
         sampler.join(timeout=120)
     out["api" if isinstance(api, dict) else "api_error"] = api
+    console = lab.vm.console
+    if console.is_file():  # a soak once hung 15 min on fio after the guest's kernel had panicked
+        out["guest_panic"] = steadiness.guest_panic(console.read_text(encoding="utf-8", errors="replace"))
     out["sync_writer"] = sync_verdict(lab, spec, options.sync_writes_per_s)
     out["memory_samples"] = sampler.samples
     out["memory_sample_failures"] = sampler.failures

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from collections.abc import Iterable
 from pathlib import Path
@@ -233,9 +234,25 @@ def api_figures(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+# How Linux starts an oops or a panic on its console (a double fault prints "traps: PANIC: double fault").
+PANIC = re.compile(r"Kernel panic|Oops: |BUG: |traps: PANIC")
+
+
+def guest_panic(console: str, lines: int = 8) -> str | None:
+    """The first lines of the guest kernel's first oops or panic on its serial console, else None.
+    A panicked appliance answers nothing, so every other figure after it is only a symptom."""
+    text = console.splitlines()
+    for i, line in enumerate(text):
+        if PANIC.search(line):
+            return "\n".join(kept.strip() for kept in text[i : i + lines])
+    return None
+
+
 def verdict(figures: dict[str, Any], limits: Limits) -> list[str]:
     """What the soak failed (empty when it passed)."""
     failed: list[str] = []
+    if figures.get("guest_panic"):
+        failed.append(f"the appliance's kernel panicked: {figures['guest_panic'].splitlines()[0]}")
     if figures.get("fio_error"):
         failed.append(f"fio: {figures['fio_error']}")
     if figures.get("io_errors"):

@@ -143,3 +143,24 @@ def test_cpu_use_splits_busy_time_by_command_and_short_lived_processes() -> None
     assert use["by_command_pct"] == {"python3": 30.0, "ganesha.nfsd": 20.0}
     assert use["short_lived_pct"] == 25.0
     assert steadiness.cpu_use([{"at_s": 0, "cpu": first}], warmup_s=0) == {}
+
+
+# The lab VM's console when its kernel panicked 9 minutes into a soak (image 751ab59, qemu 7.2 TCG).
+PANICKED = """\
+[   39.105981]  vdd: vdd1 vdd9
+[  535.618958] traps: PANIC: double fault, error_code: 0x0
+[  535.620728] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI
+[  535.621121] CPU: 1 UID: 0 PID: 2615 Comm: ganesha.nfsd Tainted: P           OE      6.12.117+deb13-amd64 #1
+[  535.621406] RIP: 0010:kmem_cache_alloc_node_noprof+0x6e/0x310
+"""
+
+
+def test_a_guest_panic_is_found_on_the_console_and_fails_the_soak() -> None:
+    found = steadiness.guest_panic(PANICKED, lines=3)
+    assert found is not None and found.splitlines() == [line.strip() for line in PANICKED.splitlines()[1:4]]
+    assert steadiness.guest_panic(PANICKED.splitlines()[0] + "\narcvsa-lab login: ") is None
+    failed = steadiness.verdict(good() | {"guest_panic": found}, steadiness.Limits())
+    assert failed == [
+        "the appliance's kernel panicked: [  535.618958] traps: PANIC: double fault, error_code: 0x0"
+    ]
+    assert steadiness.verdict(good() | {"guest_panic": None}, steadiness.Limits()) == []
