@@ -136,8 +136,7 @@ class ApplianceStack(Stack):
         )  # fmt: skip
         self.vm = vm.start()
         self.api = ApplianceApi(vm.config.host_ports["https"], self.directory / "api.crt", timeout=600)
-        assert vm.daemon is not None
-        seconds, _ = self.api.wait_health(vm.started_at, 600, vm.daemon.alive)
+        seconds, _ = self.api.wait_health(vm.started_at, 600, vm.check, vm.console)
         vm.wait_ssh(300)
         self.token = self.api.token("admin", props["admin_password"])
         self.setup["boot_seconds"] = round(seconds, 1)
@@ -220,9 +219,8 @@ class ApplianceStack(Stack):
         assert self.vm is not None and self.api is not None
         self.ssh(["systemctl", "reboot"], timeout=30)
         time.sleep(5)
-        assert self.vm.daemon is not None
         started = time.monotonic()
-        self.api.wait_health(started, 600, self.vm.daemon.alive)
+        self.api.wait_health(started, 600, self.vm.check, self.vm.console)
         self.vm.wait_ssh(300)
         self.after_reboot()
 

@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lab import console as vmconsole
+from lab.appliance_vm import TCG
+
 SECTOR = 512
 PAD_BYTES = 4096
 EVENTS = ("virtio_blk_handle_read", "virtio_blk_handle_write")
@@ -31,29 +34,12 @@ LINE = re.compile(
     r"^\d+@(?P<sec>\d+)\.(?P<usec>\d{6}):virtio_blk_handle_(?P<op>read|write) "
     r"vdev (?P<vdev>\S+) req \S+ sector (?P<sector>\d+) nsectors (?P<n>\d+)"
 )
-LOGIN = re.compile(rb"\S+ login: ")
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = REPO / "build" / "bench" / "golden"
 
 
-ANSI = re.compile(rb"\x1b(?:\[[0-9;?!]*[A-Za-z]|[()][0-9A-Za-z])")
-
-
 class TraceError(RuntimeError):
-    """The traced boot failed (qemu ended, or no login prompt in time)."""
-
-
-class BootStalled(TraceError):
-    """The traced boot's console stopped moving before the login prompt (a hung boot, worth one more)."""
-
-
-def console_tail(console: Path, lines: int = 12) -> str:
-    """The last non-blank lines of a serial console log, without terminal escapes (for an error)."""
-    if not console.is_file():
-        return "(no console output)"
-    text = ANSI.sub(b"", console.read_bytes()).decode("utf-8", errors="replace")
-    kept = [line.rstrip() for line in text.replace("\r", "\n").splitlines() if line.strip()]
-    return "\n".join(kept[-lines:]) or "(no console output)"
+    """The traced boot failed: a tool is missing, or qemu left no requests in its trace log."""
 
 
 def tool(name: str) -> str:
@@ -180,10 +166,7 @@ def qemu_argv(overlay: Path, console: Path, trace_log: Path) -> list[str]:
         tool("qemu-system-x86_64"),
         "-name",
         "arcvsa-bench-trace",
-        "-accel",
-        "tcg,thread=multi",
-        "-cpu",
-        "max",
+        *TCG,
         "-smp",
         "2",
         "-m",
@@ -223,32 +206,6 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def watch(
-    proc: subprocess.Popen[bytes], console: Path, started: float, timeout: float, stall: float
-) -> float:
-    """Seconds from ``started`` to the login prompt on ``console``; TraceError if qemu ends or time
-    runs out, BootStalled if the console has not grown for ``stall`` s (a slow TCG boot keeps printing)."""
-    size, moved = -1, time.monotonic()
-    while True:
-        now = time.monotonic()
-        if proc.poll() is not None:
-            raise TraceError(f"qemu ended ({proc.returncode}); console ends:\n{console_tail(console)}")
-        grown = console.stat().st_size if console.is_file() else 0
-        if grown != size:
-            size, moved = grown, now
-            if grown and LOGIN.search(console.read_bytes()):
-                return now - started
-        if now - moved >= stall:
-            raise BootStalled(
-                f"the boot's console stood still for {stall:.0f} s; console ends:\n{console_tail(console)}"
-            )
-        if now - started >= timeout:
-            raise TraceError(
-                f"no login prompt within {timeout:.0f} s; console ends:\n{console_tail(console)}"
-            )
-        time.sleep(0.5)
-
-
 def record(
     image: Path, work: Path, *, timeout: float = 600.0, settle: float = 10.0, stall: float = 240.0
 ) -> tuple[list[Op], float]:
@@ -271,7 +228,7 @@ def record(
         start_new_session=True,
     )
     try:
-        booted = watch(proc, console, started, timeout, stall)
+        booted = vmconsole.wait_login(console, lambda: proc.poll() is None, started, timeout, stall)
         time.sleep(settle)
     finally:
         stop(proc)
@@ -315,9 +272,9 @@ def ensure(
     """The trace at ``out``, recorded again unless it is current for this image: same path *and*
     image_key (a rebuilt ``-dirty`` image keeps its path). Returns (summary, meta).
 
-    A boot whose console stood still is booted once more from a fresh overlay: a CI run once saw
-    no login prompt in 300 s where this boot takes under a minute, and one hung boot must not
-    fail the benchmark. A boot that stalls twice, or is merely too slow, fails with its console."""
+    A boot whose console stood still, or whose kernel panicked (TCG: see lab.console), is booted once
+    more from a fresh overlay: a CI run once saw no login prompt in 300 s where this boot takes under
+    a minute. A second such boot, or one merely too slow, fails with its console."""
     if not force and out.is_file() and image_key:
         saved = json.loads(out.read_text(encoding="utf-8"))
         if saved.get("image") == str(image) and saved.get("image_key") == image_key:
@@ -326,7 +283,7 @@ def ensure(
     work = out.parent / "trace-vm"
     try:
         ops, booted = record(image, work, timeout=timeout, settle=settle)
-    except BootStalled as err:
+    except (vmconsole.BootStalled, vmconsole.GuestPanicked) as err:
         print(f"bench.trace: booting again: {err}", flush=True)
         ops, booted = record(image, work, timeout=timeout, settle=settle)
     meta = {"image": str(image), "image_key": image_key, "boot_to_login_seconds": round(booted, 1)}

@@ -16,7 +16,7 @@ from typing import Any
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 
-from lab.process import CommandError
+from lab import console as vmconsole
 from provisioning.appliance_api import ApplianceApi as PinnedApi
 from provisioning.certificate import thumbprint_sha256
 from provisioning.errors import VCenterError
@@ -69,15 +69,20 @@ class ApplianceApi:
         return str(data["token"])
 
     def wait_health(
-        self, started_at: float, timeout: float, alive: Callable[[], bool] | None = None
+        self,
+        started_at: float,
+        timeout: float,
+        check: Callable[[], None] | None = None,
+        console: Path | None = None,
     ) -> tuple[float, dict[str, Any]]:
         """Wait until /api/health answers; pins the certificate on first contact. Returns (seconds since
-        ``started_at`` (monotonic), health)."""
+        ``started_at`` (monotonic), health). ``check`` raises to stop the wait (qemu ended, the guest
+        panicked: ApplianceVm.check); a timeout's error ends with ``console``'s last lines."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
-            if alive is not None and not alive():
-                raise CommandError(["qemu-system-x86_64"], -1, "qemu ended while waiting for the api")
+            if check is not None:
+                check()
             try:
                 if not self.cert_file.is_file():
                     self.pin()
@@ -86,4 +91,5 @@ class ApplianceApi:
             except (OSError, ApiError, ssl.SSLError) as exc:
                 last = str(exc)
             time.sleep(2)
-        raise ApiError(f"no api health within {timeout:.0f} s (last: {last})")
+        ends = f"; console ends:\n{vmconsole.tail(console)}" if console is not None else ""
+        raise ApiError(f"no api health within {timeout:.0f} s (last: {last}){ends}")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lab import console
 from lab.process import CommandError, Daemon, free_port, run, spawn, wait_for_path
 from lab.qmp import Qmp, QmpError
 from lab.san import Lun
@@ -33,6 +34,10 @@ GUEST_PORTS: dict[str, int] = {
     "iscsi": 3260,
 }
 SSD_SERIALS = ("ssd-slog", "ssd-l2arc")
+# Every VM of the lab (and packer's build VM) runs on this emulated CPU. la57=off: 4-level paging, as
+# nearly every x86 guest has; qemu 7.2's -cpu max offers 5-level paging, which the guest then used
+# (CR4.LA57 set) when its kernel double-faulted with an impossible EFLAGS under the soak.
+TCG = ["-accel", "tcg,thread=multi", "-cpu", "max,la57=off"]
 SSH_OPTIONS = [
     "-o",
     "BatchMode=yes",
@@ -132,10 +137,7 @@ class ApplianceVm:
             "qemu-system-x86_64",
             "-name",
             "arcvsa-lab",
-            "-accel",
-            "tcg,thread=multi",
-            "-cpu",
-            "max",
+            *TCG,
             "-smp",
             str(cfg.cpus),
             "-m",
@@ -191,6 +193,10 @@ class ApplianceVm:
         wait_for_path(self.qmp_path, self.daemon, 30)
         return self
 
+    def check(self) -> None:
+        """Raise lab.console's GuestPanicked if the guest kernel panicked, ConsoleError if qemu ended."""
+        console.check(self.console, self.daemon is not None and self.daemon.alive())
+
     def ssh_argv(self, remote: list[str]) -> list[str]:
         """An ssh command line that runs ``remote`` as root in the guest.
 
@@ -213,21 +219,23 @@ class ApplianceVm:
         return run(self.ssh_argv(remote), timeout=timeout, input_bytes=input_bytes)
 
     def wait_ssh(self, timeout: float = 300.0) -> float:
-        """Wait until SSH answers; return seconds since qemu started. Fails early if qemu died."""
+        """Wait until SSH answers; return seconds since qemu started. Fails early if qemu ended or the
+        guest panicked (see :meth:`check`)."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
-            if self.daemon is None or not self.daemon.alive():
-                raise CommandError(
-                    ["qemu-system-x86_64"], -1, f"qemu ended; see {self.log} and {self.console}"
-                )
+            self.check()
             try:
                 self.ssh(["true"], timeout=30)
                 return time.monotonic() - self.started_at
             except CommandError as err:
                 last = err.stderr
             time.sleep(2)
-        raise CommandError(["ssh"], None, f"no SSH within {timeout:.0f} s (last: {last}); see {self.console}")
+        raise CommandError(
+            ["ssh"],
+            None,
+            f"no SSH within {timeout:.0f} s (last: {last}); console ends:\n{console.tail(self.console)}",
+        )
 
     def qmp(self) -> Qmp:
         """A QMP connection to this VM's qemu (close it when done)."""

@@ -109,7 +109,7 @@ def up(
         )
         state.save(saved)
         api = ApplianceApi(vm.config.host_ports["https"], directory / "api.crt")
-        seconds, health = api.wait_health(vm.started_at, timeout, vm.daemon.alive)
+        seconds, health = api.wait_health(vm.started_at, timeout, vm.check, vm.console)
         saved.boot_to_api_seconds = round(seconds, 1)
         saved.firstboot = str(health["firstboot"]["status"])
         state.save(saved)

@@ -204,7 +204,8 @@ source "qemu" "lab" {
   # The device packer adds still names netdev user.0.
   qemuargs = [
     ["-netdev", "user,id=user.0,hostfwd=tcp:127.0.0.1:{{ .SSHHostPort }}-:22"],
-    ["-cpu", "max"],
+    # lab.appliance_vm.TCG's CPU: 4-level paging (la57=off), see there.
+    ["-cpu", "max,la57=off"],
     ["-serial", "file:${var.serial_log}"],
   ]
   communicator         = "ssh"

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from lab import appliance_env
+from lab import console as vmconsole
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, run
@@ -187,29 +188,19 @@ class Lab:
         for _ in range(3):
             self.vm.start()
             try:
-                seconds, _ = self.api.client.wait_health(self.vm.started_at, timeout, self.booting)
+                seconds, _ = self.api.client.wait_health(
+                    self.vm.started_at, timeout, self.vm.check, self.vm.console
+                )
                 self.api.login()
                 return seconds
-            except CommandError:
-                console = self.console_text()
-                if "Kernel panic" not in console or "ZFS: Loaded module" in console:
+            except vmconsole.GuestPanicked as err:
+                if "ZFS: Loaded module" in vmconsole.text(self.vm.console):
                     raise
-                oops = [line for line in console.splitlines() if "Oops" in line or "RIP:" in line]
+                oops = [line for line in err.lines.splitlines() if "Oops" in line or "RIP:" in line]
                 self.early_panics.append(" | ".join(oops[:2]))
                 say(f"guest kernel panic in early boot (before ZFS loaded): {oops[:2]}; starting qemu again")
                 self.power_cut()
         raise RuntimeError(f"the guest panicked in early boot three times: {self.early_panics}")
-
-    def console_text(self) -> str:
-        try:
-            return self.vm.console.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
-
-    def booting(self) -> bool:
-        """qemu runs and the guest has not panicked."""
-        daemon = self.vm.daemon
-        return daemon is not None and daemon.alive() and "Kernel panic" not in self.console_text()
 
     def power_cut(self) -> float:
         """SIGKILL qemu: the guest gets no chance to flush anything. Returns when the signal went (monotonic)."""

@@ -32,6 +32,7 @@ from typing import Any
 
 from bench import job, toolchain
 from bench.workload import Phase
+from lab import console as vmconsole
 from lab.process import CommandError
 from reliability import steadiness
 from reliability.ledger import read_ledger, verify
@@ -300,7 +301,7 @@ def soak(
     out["api" if isinstance(api, dict) else "api_error"] = api
     console = lab.vm.console
     if console.is_file():  # a soak once hung 15 min on fio after the guest's kernel had panicked
-        out["guest_panic"] = steadiness.guest_panic(console.read_text(encoding="utf-8", errors="replace"))
+        out["guest_panic"] = vmconsole.panic(vmconsole.text(console))
     out["sync_writer"] = sync_verdict(lab, spec, options.sync_writes_per_s)
     out["memory_samples"] = sampler.samples
     out["memory_sample_failures"] = sampler.failures

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import statistics
 from collections.abc import Iterable
 from pathlib import Path
@@ -232,20 +231,6 @@ def api_figures(per_path: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "p90_ms": max(p["p90_ms"] for p in per_path.values()),
         "p99_ms": max(p["p99_ms"] for p in per_path.values()),
     }
-
-
-# How Linux starts an oops or a panic on its console (a double fault prints "traps: PANIC: double fault").
-PANIC = re.compile(r"Kernel panic|Oops: |BUG: |traps: PANIC")
-
-
-def guest_panic(console: str, lines: int = 8) -> str | None:
-    """The first lines of the guest kernel's first oops or panic on its serial console, else None.
-    A panicked appliance answers nothing, so every other figure after it is only a symptom."""
-    text = console.splitlines()
-    for i, line in enumerate(text):
-        if PANIC.search(line):
-            return "\n".join(kept.strip() for kept in text[i : i + lines])
-    return None
 
 
 def verdict(figures: dict[str, Any], limits: Limits) -> list[str]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lab import appliance_env
+from lab import appliance_env, console
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.san import San, make_luns
@@ -33,18 +33,39 @@ def boot(
     reach_host: bool = False,
 ) -> BootedAppliance:
     """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health;
-    ``reach_host``: the guest may send out through the host (see lab.appliance_vm)."""
+    ``reach_host``: the guest may send out through the host (see lab.appliance_vm).
+
+    A boot that hangs or whose kernel panics before the api answers (the emulator's: see lab.console)
+    is booted once more from a fresh disk, and says so; nothing has been tested on it yet. A second
+    one fails, as does any other failure; the VM is stopped either way."""
     iso, properties = appliance_env.prepare(directory / "env", key, overrides or {})
     config = VmConfig(
         image, directory, san.socket, san.luns, key, cdrom=iso, tied=True, reach_host=reach_host
     )
+    try:
+        return _boot_once(config, properties, "console-failed-1.log")
+    except (console.BootStalled, console.GuestPanicked) as err:
+        print(f"\nbooting once more from a fresh disk: {err}")
+        (directory / "api.crt").unlink(missing_ok=True)  # the new disk makes a new certificate
+    return _boot_once(config, properties, "console-failed-2.log")
+
+
+def _boot_once(config: VmConfig, properties: dict[str, str], failed: str) -> BootedAppliance:
+    """One boot up to the api's health; the VM is killed (its console kept as ``failed``) if it fails."""
     vm = ApplianceVm(config)
     booted = BootedAppliance(
-        vm, ApplianceApi(vm.config.host_ports["https"], directory / "api.crt"), properties
+        vm, ApplianceApi(config.host_ports["https"], config.directory / "api.crt"), properties
     )
     vm.start()
-    assert vm.daemon is not None
-    booted.api_seconds, booted.health = booted.api.wait_health(vm.started_at, 600, vm.daemon.alive)
+    try:
+        assert vm.daemon is not None
+        console.wait_login(vm.console, vm.daemon.alive, vm.started_at, 600, 240)
+        booted.api_seconds, booted.health = booted.api.wait_health(vm.started_at, 600, vm.check, vm.console)
+    except BaseException:
+        vm.kill()
+        if vm.console.is_file():
+            vm.console.rename(config.directory / failed)
+        raise
     print(f"\nboot to api health: {booted.api_seconds:.1f} s; first boot: {booted.health['firstboot']}")
     return booted
 

@@ -6,10 +6,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -221,63 +217,3 @@ def test_zfs_lz4_estimate(tmp_path: Path) -> None:
     ratio = golden.zfs_lz4_ratio(path, path.stat().st_size, 131072)
     # zeros are holes (not counted), the text compresses, the last record stays as is
     assert 1.2 < ratio < 3.0
-
-
-# The end of a real traced boot's console (Debian 13's serial getty), escapes and all.
-CONSOLE_END = (
-    b"[\x1b[0;32m  OK  \x1b[0m] Reached target \x1b[0;1;39mgraphical.target\x1b[0m - Graphical Interface.\r\n"
-    b"\x1b[!p\x1b]104\x07\x1b[?7h\x1b[6n\x1b[32766;32766H\x1b[6n\r\n"
-    b"Debian GNU/Linux 13 arcvsa ttyS0\r\n\r\narcvsa login: "
-)
-
-SLEEPER = [sys.executable, "-c", "import time; time.sleep(30)"]  # stands in for qemu
-
-
-def test_console_tail_drops_terminal_escapes(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_bytes(CONSOLE_END)
-    tail = trace.console_tail(console, lines=2)
-    assert tail == "Debian GNU/Linux 13 arcvsa ttyS0\narcvsa login:"
-    assert "[  OK  ] Reached target graphical.target" in trace.console_tail(console)
-    assert trace.console_tail(tmp_path / "none.log") == "(no console output)"
-
-
-def test_watch_returns_at_the_login_prompt(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"  # qemu creates it a moment after it starts
-    with subprocess.Popen(SLEEPER) as proc:
-        try:
-            started = time.monotonic()
-            threading.Timer(0.6, console.write_bytes, [CONSOLE_END]).start()
-            assert 0.6 <= trace.watch(proc, console, started, timeout=10, stall=5) < 5
-        finally:
-            proc.kill()
-
-
-def test_watch_calls_a_silent_console_stalled_and_shows_its_end(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_bytes(b"Starting \x1b[0;1;39marcvsa-firstboot.service\x1b[0m...\r\n")
-    with subprocess.Popen(SLEEPER) as proc:
-        try:
-            with pytest.raises(
-                trace.BootStalled, match=r"(?s)stood still for 0 s.*Starting arcvsa-firstboot"
-            ):
-                trace.watch(proc, console, time.monotonic(), timeout=10, stall=0.3)
-        finally:
-            proc.kill()
-
-
-def test_watch_fails_when_qemu_ends_or_time_runs_out(tmp_path: Path) -> None:
-    console = tmp_path / "console.log"
-    console.write_bytes(b"SeaBIOS\r\n")
-    with subprocess.Popen([sys.executable, "-c", "pass"]) as proc:
-        proc.wait()
-        with pytest.raises(trace.TraceError, match=r"(?s)qemu ended \(0\).*SeaBIOS") as ended:
-            trace.watch(proc, console, time.monotonic(), timeout=10, stall=5)
-        assert not isinstance(ended.value, trace.BootStalled)
-    with subprocess.Popen(SLEEPER) as proc:
-        try:
-            with pytest.raises(trace.TraceError, match="no login prompt within 0 s") as slow:
-                trace.watch(proc, console, time.monotonic() - 1, timeout=0.5, stall=5)
-            assert not isinstance(slow.value, trace.BootStalled)
-        finally:
-            proc.kill()

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from lab.appliance_vm import TCG
+
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "packer" / "arcvsa.pkr.hcl"
 EXAMPLE = ROOT / "packer" / "arcvsa.pkrvars.hcl.example"
@@ -49,6 +51,11 @@ def test_qemu_source_forwards_ssh_on_loopback_only() -> None:
     assert "hostfwd=tcp:127.0.0.1:{{ .SSHHostPort }}-:22" in text
     for setting in ("disk_image       = true", 'accelerator      = "tcg"', 'iso_checksum     = "none"'):
         assert setting in text
+
+
+def test_the_build_vm_has_the_labs_cpu() -> None:
+    cpu = TCG[TCG.index("-cpu") + 1]
+    assert f'["-cpu", "{cpu}"]' in TEMPLATE.read_text()
 
 
 @pytest.mark.timeout(120)

@@ -586,8 +586,7 @@ def test_everything_is_back_after_a_reboot(
     assert vm.shutdown(timeout=180), "the guest did not power off cleanly"
     vm.config.fresh = False  # same OS disk and SSDs: a reboot, not a new appliance
     vm.start()
-    assert vm.daemon is not None
-    seconds, _ = booted.api.wait_health(vm.started_at, 600, vm.daemon.alive)
+    seconds, _ = booted.api.wait_health(vm.started_at, 600, vm.check, vm.console)
     api.login()
     pools = api.call("GET", "/api/storage/pools")
     assert [p["name"] for p in pools] == ["tank"] and pools[0]["state"] == "ONLINE", pools
