@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,24 +113,40 @@ class Toolchain:
         out = self._capture(self.fio_argv(["--enghelp"]))
         return [line.strip() for line in out.splitlines()[1:] if line.strip()]
 
-    def run_fio(self, jobfile: Path, *, timeout: float, extra: list[str] | None = None) -> dict[str, Any]:
-        """Run a job file and return fio's parsed JSON output; raise FioError on failure."""
+    def run_fio(
+        self,
+        jobfile: Path,
+        *,
+        timeout: float,
+        extra: list[str] | None = None,
+        abort: threading.Event | None = None,
+    ) -> dict[str, Any]:
+        """Run a job file and return fio's parsed JSON output; raise FioError on failure, on timeout
+        or as soon as ``abort`` is set (a watcher saw the target die: no use waiting out the timeout)."""
         argv = self.fio_argv(["--output-format=json", *(extra or []), str(jobfile)])
-        try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired as exc:
-            stderr = exc.stderr.decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
-            raise FioError(f"fio {jobfile} timed out after {timeout:.0f} s", stderr) from None
-        if done.returncode != 0:
-            raise FioError(f"fio {jobfile} exited {done.returncode}", done.stderr + done.stdout[-2000:])
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                stdout, stderr = proc.communicate(timeout=2)
+                break
+            except subprocess.TimeoutExpired:
+                aborted = abort is not None and abort.is_set()
+                if aborted or time.monotonic() >= deadline:
+                    proc.kill()
+                    _, stderr = proc.communicate()
+                    why = "was aborted" if aborted else f"timed out after {timeout:.0f} s"
+                    raise FioError(f"fio {jobfile} {why}", stderr) from None
+        if proc.returncode != 0:
+            raise FioError(f"fio {jobfile} exited {proc.returncode}", stderr + stdout[-2000:])
         # fio may print notes ("fio: ...") before the JSON document on stdout.
-        start = done.stdout.find("{")
+        start = stdout.find("{")
         if start < 0:
-            raise FioError(f"fio {jobfile} printed no JSON", done.stderr)
+            raise FioError(f"fio {jobfile} printed no JSON", stderr)
         try:
-            result: dict[str, Any] = json.loads(done.stdout[start:])
+            result: dict[str, Any] = json.loads(stdout[start:])
         except json.JSONDecodeError as exc:
-            raise FioError(f"fio {jobfile} printed bad JSON: {exc}", done.stderr) from None
+            raise FioError(f"fio {jobfile} printed bad JSON: {exc}", stderr) from None
         # fio can exit 0 when a job could not even start (the nfs engine's failed mount): no row
         # may hold zeros that look like a measurement
         failed = [j.get("jobname", "?") for j in result.get("jobs", []) if j.get("error")]
@@ -138,7 +155,7 @@ class Toolchain:
         )
         if failed or not moved:
             why = f"jobs {', '.join(failed)} failed" if failed else "no I/O was done"
-            raise FioError(f"fio {jobfile}: {why}", done.stderr[-2000:])
+            raise FioError(f"fio {jobfile}: {why}", stderr[-2000:])
         return result
 
     def nfs_cp(self, src: Path, url: str, *, timeout: float = 600.0) -> None:

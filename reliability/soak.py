@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -143,6 +144,27 @@ class MemorySampler(threading.Thread):
             self.halt.wait(self.every)
 
 
+class GuestWatch(threading.Thread):
+    """Reads the VM's console every ``every`` s until stopped; sets ``dead`` (and keeps why) when qemu
+    ended or the guest kernel panicked, so fio stops then and not at its timeout 15 min later."""
+
+    def __init__(self, lab: Lab, every: float = 5.0) -> None:
+        super().__init__(daemon=True)
+        self.lab, self.every = lab, every
+        self.dead = threading.Event()
+        self.halt = threading.Event()
+        self.why = ""
+
+    def run(self) -> None:
+        while not self.halt.wait(self.every):
+            try:
+                self.lab.vm.check()
+            except vmconsole.ConsoleError as exc:
+                self.why = str(exc)
+                self.dead.set()
+                return
+
+
 class ApiLoad:
     """wrk on every api path at once through the VM's https forward, one wrk per path so each path's
     percentiles are its own; the token goes in the environment, never in an argv."""
@@ -172,6 +194,12 @@ class ApiLoad:
                         env=env,
                     )
                 )
+
+    def stop(self) -> None:
+        """End every wrk now (SIGINT: wrk stops and prints what it measured so far)."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
 
     def figures(self) -> dict[str, Any] | str:
         """Wait for every wrk; the figures (steadiness.api_figures), or what went wrong."""
@@ -284,16 +312,22 @@ def soak(
     out: dict[str, Any] = {}
     sampler = MemorySampler(lab, options.sample_seconds)
     sampler.start()
+    watch = GuestWatch(lab)
+    watch.start()
     writer = Writer(spec, 1, options.directory / "logs" / "sync.stderr")
     wrks = ApiLoad(lab, options, options.seconds, "soak")
     say(f"soak: {options.desktops} desktops x {options.iops_per_desktop} IOPS for {options.seconds} s")
     try:
-        result = chain.run_fio(jobfile, timeout=options.seconds + 900)
+        result = chain.run_fio(jobfile, timeout=options.seconds + 900, abort=watch.dead)
         out["io_errors"] = sum(int(j.get("error", 0)) for j in result.get("jobs", []))
         out["fio_ios"] = {d: sum(int(j[d]["total_ios"]) for j in result["jobs"]) for d in ("read", "write")}
     except toolchain.FioError as exc:
         out["fio_error"] = str(exc)[:2000]
     finally:
+        watch.halt.set()
+        if watch.dead.is_set():
+            out["guest_dead"] = watch.why[:2000]
+            wrks.stop()
         writer.stop()
         sampler.halt.set()
         api = wrks.figures()

@@ -238,6 +238,8 @@ def verdict(figures: dict[str, Any], limits: Limits) -> list[str]:
     failed: list[str] = []
     if figures.get("guest_panic"):
         failed.append(f"the appliance's kernel panicked: {figures['guest_panic'].splitlines()[0]}")
+    elif figures.get("guest_dead"):
+        failed.append(f"the appliance's VM ended: {figures['guest_dead'].splitlines()[0]}")
     if figures.get("fio_error"):
         failed.append(f"fio: {figures['fio_error']}")
     if figures.get("io_errors"):

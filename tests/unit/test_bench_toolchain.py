@@ -6,6 +6,9 @@ import hashlib
 import json
 import os
 import shutil
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +220,29 @@ def test_zfs_lz4_estimate(tmp_path: Path) -> None:
     ratio = golden.zfs_lz4_ratio(path, path.stat().st_size, 131072)
     # zeros are holes (not counted), the text compresses, the last record stays as is
     assert 1.2 < ratio < 3.0
+
+
+class StandIn(toolchain.Toolchain):
+    """A real process stands in for fio: ``script`` is run by this Python."""
+
+    def __init__(self, script: str) -> None:
+        super().__init__(Path("/nonexistent"))
+        self.script = script
+
+    def fio_argv(self, args: list[str]) -> list[str]:
+        return [sys.executable, "-c", self.script]
+
+
+def test_run_fio_returns_fios_json_and_stops_when_aborted(tmp_path: Path) -> None:
+    row = '{"jobs": [{"jobname": "j", "read": {"total_ios": 3}, "write": {"total_ios": 0}}]}'
+    done = StandIn(f"print('fio: a note'); print({row!r})")
+    assert done.run_fio(tmp_path / "j.fio", timeout=30)["jobs"][0]["read"]["total_ios"] == 3
+    sleeper = StandIn("import sys, time; print('started', file=sys.stderr, flush=True); time.sleep(60)")
+    abort = threading.Event()
+    threading.Timer(0.5, abort.set).start()
+    started = time.monotonic()
+    with pytest.raises(toolchain.FioError, match=r"(?s)was aborted.*started"):
+        sleeper.run_fio(tmp_path / "j.fio", timeout=60, abort=abort)
+    assert time.monotonic() - started < 10
+    with pytest.raises(toolchain.FioError, match="timed out after 1 s"):
+        sleeper.run_fio(tmp_path / "j.fio", timeout=1)

@@ -163,4 +163,10 @@ def test_a_guest_panic_on_the_console_fails_the_soak() -> None:
     assert failed == [
         "the appliance's kernel panicked: [  535.618958] traps: PANIC: double fault, error_code: 0x0"
     ]
+    dead = {"guest_dead": "qemu ended; console ends:\narcvsa-lab login:"}
+    assert steadiness.verdict(good() | dead, steadiness.Limits()) == [
+        "the appliance's VM ended: qemu ended; console ends:"
+    ]
+    both = steadiness.verdict(good() | dead | {"guest_panic": found}, steadiness.Limits())
+    assert len(both) == 1 and "panicked" in both[0]
     assert steadiness.verdict(good() | {"guest_panic": None}, steadiness.Limits()) == []
