@@ -126,17 +126,22 @@ class Toolchain:
         argv = self.fio_argv(["--output-format=json", *(extra or []), str(jobfile)])
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + timeout
-        while True:
-            try:
-                stdout, stderr = proc.communicate(timeout=2)
-                break
-            except subprocess.TimeoutExpired:
-                aborted = abort is not None and abort.is_set()
-                if aborted or time.monotonic() >= deadline:
-                    proc.kill()
-                    _, stderr = proc.communicate()
-                    why = "was aborted" if aborted else f"timed out after {timeout:.0f} s"
-                    raise FioError(f"fio {jobfile} {why}", stderr) from None
+        try:
+            while True:
+                try:
+                    stdout, stderr = proc.communicate(timeout=2)
+                    break
+                except subprocess.TimeoutExpired:
+                    aborted = abort is not None and abort.is_set()
+                    if aborted or time.monotonic() >= deadline:
+                        proc.kill()
+                        _, stderr = proc.communicate()
+                        why = "was aborted" if aborted else f"timed out after {timeout:.0f} s"
+                        raise FioError(f"fio {jobfile} {why}", stderr) from None
+        except BaseException:  # Ctrl-C or the above: fio never outlives the run (as subprocess.run)
+            proc.kill()
+            proc.wait()
+            raise
         if proc.returncode != 0:
             raise FioError(f"fio {jobfile} exited {proc.returncode}", stderr + stdout[-2000:])
         # fio may print notes ("fio: ...") before the JSON document on stdout.

@@ -222,22 +222,21 @@ def test_zfs_lz4_estimate(tmp_path: Path) -> None:
     assert 1.2 < ratio < 3.0
 
 
-class StandIn(toolchain.Toolchain):
-    """A real process stands in for fio: ``script`` is run by this Python."""
+def stand_in(script: str) -> toolchain.Toolchain:
+    """A toolchain whose fio is a real process: ``script`` run by this Python."""
 
-    def __init__(self, script: str) -> None:
-        super().__init__(Path("/nonexistent"))
-        self.script = script
+    class StandIn(toolchain.Toolchain):
+        def fio_argv(self, args: list[str]) -> list[str]:
+            return [sys.executable, "-c", script]
 
-    def fio_argv(self, args: list[str]) -> list[str]:
-        return [sys.executable, "-c", self.script]
+    return StandIn(Path("/nonexistent"))
 
 
 def test_run_fio_returns_fios_json_and_stops_when_aborted(tmp_path: Path) -> None:
     row = '{"jobs": [{"jobname": "j", "read": {"total_ios": 3}, "write": {"total_ios": 0}}]}'
-    done = StandIn(f"print('fio: a note'); print({row!r})")
+    done = stand_in(f"print('fio: a note'); print({row!r})")
     assert done.run_fio(tmp_path / "j.fio", timeout=30)["jobs"][0]["read"]["total_ios"] == 3
-    sleeper = StandIn("import sys, time; print('started', file=sys.stderr, flush=True); time.sleep(60)")
+    sleeper = stand_in("import sys, time; print('started', file=sys.stderr, flush=True); time.sleep(60)")
     abort = threading.Event()
     threading.Timer(0.5, abort.set).start()
     started = time.monotonic()
