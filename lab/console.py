@@ -60,13 +60,16 @@ def panic(console: str, lines: int = 8) -> str | None:
     return None
 
 
-def check(path: Path, alive: bool) -> None:
-    """Raise GuestPanicked if the console shows a panic, ConsoleError if qemu is not ``alive``."""
-    found = panic(text(path))
+def check(path: Path, alive: bool) -> str:
+    """Raise GuestPanicked if the console shows a panic, ConsoleError if qemu is not ``alive``;
+    returns the console's text (read once)."""
+    seen = text(path)
+    found = panic(seen)
     if found is not None:
         raise GuestPanicked(found)
     if not alive:
         raise ConsoleError(f"qemu ended; console ends:\n{tail(path)}")
+    return seen
 
 
 def wait_login(path: Path, alive: Callable[[], bool], started: float, timeout: float, stall: float) -> float:
@@ -81,8 +84,7 @@ def wait_login(path: Path, alive: Callable[[], bool], started: float, timeout: f
         grown = path.stat().st_size if path.is_file() else 0
         if grown != size or not running:
             size, moved = grown, now
-            check(path, running)
-            if grown and LOGIN.search(text(path)):
+            if LOGIN.search(check(path, running)):
                 return now - started
         if now - moved >= stall:
             raise BootStalled(

@@ -46,7 +46,6 @@ def boot(
         return _boot_once(config, properties, "console-failed-1.log")
     except (console.BootStalled, console.GuestPanicked) as err:
         print(f"\nbooting once more from a fresh disk: {err}")
-        (directory / "api.crt").unlink(missing_ok=True)  # the new disk makes a new certificate
     return _boot_once(config, properties, "console-failed-2.log")
 
 
@@ -56,6 +55,7 @@ def _boot_once(config: VmConfig, properties: dict[str, str], failed: str) -> Boo
     booted = BootedAppliance(
         vm, ApplianceApi(config.host_ports["https"], config.directory / "api.crt"), properties
     )
+    booted.api.cert_file.unlink(missing_ok=True)  # a fresh disk makes its own certificate: pin anew
     vm.start()
     try:
         assert vm.daemon is not None
