@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import gc
 import logging
 
 import uvicorn
@@ -45,8 +46,13 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
     cert, key = ensure_certificate(settings.data_dir)
+    app = create_app(settings)
+    # What is built by now (modules, routes, schemas: ~175k objects) lives as long as the process. A full
+    # collection walks all of it with the GIL held: 40 ms on the host, 190-200 ms in the lab VM under load,
+    # a stall for every request in flight. Frozen, the collector walks only what came since.
+    gc.freeze()
     uvicorn.run(
-        create_app(settings),
+        app,
         host=args.host,
         port=args.port,
         ssl_certfile=cert,

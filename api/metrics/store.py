@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from sqlalchemy import DateTime, Text, delete, select
@@ -35,20 +36,29 @@ def prune(db: Session, keep: int) -> int:
     return int(getattr(result, "rowcount", 0) or 0)
 
 
-def _sample(row: MetricSample) -> Sample:
-    return Sample.model_validate_json(row.sample_json)
+@functools.lru_cache(maxsize=1024)
+def _sample(text: str) -> Sample:
+    """A stored sample, parsed once: rows never change, and parsing (pydantic, holding the GIL) was what
+    reading them cost. The alerts read the last half hour (180 samples) every few seconds under polling;
+    in the lab VM that stalled every other request of the api. Shared: callers never change a Sample."""
+    return Sample.model_validate_json(text)
 
 
 def since(db: Session, start: datetime) -> list[Sample]:
     """Samples taken at or after ``start`` plus the one before (the first interval needs it), oldest first."""
-    rows = list(db.scalars(select(MetricSample).where(MetricSample.at >= start).order_by(MetricSample.id)))
-    before = db.scalar(
-        select(MetricSample).where(MetricSample.at < start).order_by(MetricSample.id.desc()).limit(1)
+    texts = list(
+        db.scalars(select(MetricSample.sample_json).where(MetricSample.at >= start).order_by(MetricSample.id))
     )
-    return [_sample(r) for r in ([before] if before is not None else []) + rows]
+    before = db.scalar(
+        select(MetricSample.sample_json)
+        .where(MetricSample.at < start)
+        .order_by(MetricSample.id.desc())
+        .limit(1)
+    )
+    return [_sample(t) for t in ([before] if before is not None else []) + texts]
 
 
 def latest(db: Session, count: int = 2) -> list[Sample]:
     """The newest ``count`` samples, oldest first."""
-    rows = list(db.scalars(select(MetricSample).order_by(MetricSample.id.desc()).limit(count)))
-    return [_sample(r) for r in reversed(rows)]
+    texts = list(db.scalars(select(MetricSample.sample_json).order_by(MetricSample.id.desc()).limit(count)))
+    return [_sample(t) for t in reversed(texts)]

@@ -7,7 +7,7 @@ dbus-send prints one value per line (``uint16 101``, ``string "/t1/ds"``, ``bool
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from appliance.control.errors import BadOutput
 from appliance.control.gateway import Gateway, Rules
@@ -24,16 +24,16 @@ def call(
     *args: str,
     rules: Rules = (),
     timeout: float = 30.0,
-    read: bool = False,
+    how: Literal["run", "read", "query"] = "run",
 ) -> list[Any]:
     """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values.
 
-    ``read``: the method changes nothing, so its answer may be shared (Gateway.read).
+    ``how`` is the Gateway method: ``run`` for a call that may change something (it ends the shared
+    reads), ``read`` for one whose answer may be shared, ``query`` for one that changes nothing but must
+    answer afresh (counters).
     """
     argv = ["dbus-send", "--system", "--print-reply", f"--dest={dest}", path, method, *args]
-    result = (
-        gw.read(argv, rules=rules, timeout=timeout) if read else gw.run(argv, rules=rules, timeout=timeout)
-    )
+    result = getattr(gw, how)(argv, rules=rules, timeout=timeout)
     return parse(result.stdout)
 
 

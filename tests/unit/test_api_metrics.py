@@ -122,6 +122,23 @@ def test_store_keeps_the_newest_rows(client: TestClient) -> None:
         assert store.prune(db, 4) == 0
 
 
+def test_a_stored_sample_is_parsed_once_and_each_database_reads_its_own(tmp_path: Path) -> None:
+    """The alerts read half an hour of samples every few seconds: each row is parsed once (its text is
+    the key, so two databases with the same row ids never see each other's samples)."""
+    now = datetime.now(UTC)
+    first, second = (logged_in(client_for(make_settings(tmp_path / d))) for d in ("a", "b"))
+    _seed(first, [_sample(now + timedelta(seconds=n), n) for n in range(3)])
+    _seed(second, [_sample(now + timedelta(seconds=n), n + 7) for n in range(3)])
+    for client, hits in ((first, [0, 900, 1800]), (second, [6300, 7200, 8100])):
+        with client.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
+            again = store.since(db, now - timedelta(minutes=1))
+            assert [s.arc_hits for s in again] == hits
+            assert all(
+                a is b for a, b in zip(again, store.since(db, now - timedelta(minutes=1)), strict=True)
+            )
+            assert store.latest(db, 1)[0] is again[-1]
+
+
 def test_no_sampler_off_an_appliance(tmp_path: Path) -> None:
     with client_for(make_settings(tmp_path / "data")) as c:
         assert c.app.state.metrics_sampler is None

@@ -124,7 +124,7 @@ class LiveExport(BaseModel):
 
 def live(gw: Gateway) -> list[LiveExport]:
     """What ganesha exports now (ShowExports), without its pseudo root (id 0)."""
-    reply = dbus.call(gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES, read=True)
+    reply = dbus.call(gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES, how="read")
     rows = reply[1] if len(reply) > 1 and isinstance(reply[1], list) else []
     return [LiveExport(export_id=row[0], path=row[1]) for row in rows if row[0] != 0]
 
@@ -189,11 +189,12 @@ class ExportIO(BaseModel):
 
 
 def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
-    """Read/write counters of one export (zero until the first I/O)."""
+    """Read/write counters of one export (zero until the first I/O). A query: counters are read afresh,
+    and the call changes nothing, so it must not end the shared reads (as ``run`` would: the metric
+    sampler's every 10 s once made every dashboard request behind it wait for its own zpool)."""
     method = "GetNFSv3IO" if protocol is Protocol.v3 else "GetNFSv41IO"
-    reply = dbus.call(
-        gw, DEST, EXPORT_MGR, f"org.ganesha.nfsd.exportstats.{method}", f"uint16:{export_id}", rules=RULES
-    )
+    member = f"org.ganesha.nfsd.exportstats.{method}"
+    reply = dbus.call(gw, DEST, EXPORT_MGR, member, f"uint16:{export_id}", rules=RULES, how="query")
     label = "NFSv3" if protocol is Protocol.v3 else "NFSv41"
     if not reply or reply[0] is not True:
         return ExportIO(
