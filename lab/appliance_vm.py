@@ -82,13 +82,32 @@ class VmConfig:
             self.host_ports.setdefault(name, free_port())
 
 
+def overlay(directory: Path) -> Path:
+    """The VM's OS disk: a qcow2 overlay on the image."""
+    return directory / "os.qcow2"
+
+
+def keeps_disk(directory: Path, image: Path) -> bool:
+    """Whether a boot of ``image`` in ``directory`` (not asked to be fresh) keeps the OS disk there: only
+    an overlay on this very image, last written after the image was, is kept. Any other is made anew, so
+    the guest's first boot runs again (a new certificate and admin password). A rebuild of a dirty tree
+    writes the same file name, and an overlay on a base that changed under it is garbage."""
+    disk = overlay(directory)
+    if not disk.is_file() or not image.is_file():
+        return False
+    info = json.loads(run(["qemu-img", "info", "--output=json", "-U", str(disk)], timeout=60))
+    backing = info.get("full-backing-filename") or info.get("backing-filename")
+    same = bool(backing) and str(backing) == str(image.resolve())
+    return same and image.stat().st_mtime <= disk.stat().st_mtime
+
+
 class ApplianceVm:
     """A running (or stopped) appliance VM; see the module docstring for its wiring."""
 
     def __init__(self, config: VmConfig) -> None:
         self.config = config
         self.directory = config.directory
-        self.overlay = config.directory / "os.qcow2"
+        self.overlay = overlay(config.directory)
         self.qmp_path = config.directory / "vm.qmp"
         self.console = config.directory / "console.log"
         self.log = config.directory / "qemu.log"
@@ -107,7 +126,7 @@ class ApplianceVm:
         """
         self.directory.mkdir(parents=True, exist_ok=True)
         image = str(self.config.image.resolve())
-        if self.config.fresh or self._overlay_backing() != image:
+        if self.config.fresh or not keeps_disk(self.directory, self.config.image):
             self.overlay.unlink(missing_ok=True)
             for path in self.ssd_paths():
                 path.unlink(missing_ok=True)
@@ -119,13 +138,6 @@ class ApplianceVm:
             if not path.exists():
                 size = str(self.config.ssd_size_bytes)
                 run(["qemu-img", "create", "-q", "-f", "qcow2", str(path), size], timeout=60)
-
-    def _overlay_backing(self) -> str | None:
-        if not self.overlay.is_file():
-            return None
-        info = json.loads(run(["qemu-img", "info", "--output=json", "-U", str(self.overlay)], timeout=60))
-        backing = info.get("full-backing-filename") or info.get("backing-filename")
-        return str(backing) if backing else None
 
     def argv(self) -> list[str]:
         """The qemu command line."""

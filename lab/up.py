@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from lab import appliance_env, state
+from lab import appliance_env, appliance_vm, state
 from lab.appliance_api import ApiError, ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, Daemon
@@ -69,7 +69,9 @@ def up(
 ) -> state.LabState:
     """Start SAN and VM, save the state, wait for the api and SSH; on failure stop what was started."""
     directory.mkdir(parents=True, exist_ok=True)
-    fresh = fresh or not (directory / "os.qcow2").is_file()
+    # As the VM decides (a disk on another image is made anew), so the pinned certificate and the admin
+    # password go with it: a new build booted on a kept lab dir once waited out the api's timeout on TLS.
+    fresh = fresh or not appliance_vm.keeps_disk(directory, image)
     iso, secret = environment(directory, key, overrides, fresh)
     lun_list = make_luns(directory / "luns", luns, lun_size_bytes)
     san = San(directory, lun_list, throttle).start()
