@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from appliance.control import dbus
 from appliance.control.errors import Conflict, InvalidName
 from appliance.control.files import LocalFiles
+from appliance.control.gateway import Gateway
 from appliance.control.nfs import ganesha, knfsd
 from appliance.control.nfs.model import Export, Protocol, check_set
 
@@ -115,8 +116,8 @@ def test_ganesha_reconcile_adds_keeps_updates_and_removes(tmp_path: Path) -> Non
 def test_export_counters_are_read_afresh_and_leave_the_shared_reads(tmp_path: Path) -> None:
     """The metric sampler reads them every 10 s: ending the shared reads each time made every dashboard
     request behind it wait for its own zpool (the soak's api p99, profiled in the lab VM)."""
-    gw, _files, runner = replay("ganesha", tmp_path)
-    gw.reads.fresh_for = 60.0
+    _, _files, runner = replay("ganesha", tmp_path)
+    gw = Gateway(runner, reads_fresh_for=60.0)  # shares reads as the api's does
     assert gw.reads.get(("pools",), lambda: "read before") == "read before"
     io = ganesha.io_stats(gw, 101, Protocol.v3)
     assert io.write_ops > 0 and runner.calls[-1][-2:] == [
