@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from api.auth import principals
 from api.auth.passwords import hash_password, verify_password
 from api.auth.tables import LoginSession, User
 from api.auth.throttle import LoginThrottle
@@ -91,9 +92,24 @@ def login(
 
 
 def resolve(db: Session, token: str, *, by_cookie: bool) -> Principal | None:
-    # Columns, not the LoginSession entity: every request but health runs this, and loading an ORM object
-    # (identity map, instance state) was most of its cost in a profile of the api under the soak.
-    row = db.execute(
+    sha = _sha256(token)
+    bind = db.get_bind()
+    row = principals.cache.get(bind, sha)
+    if row is None:
+        generation = principals.cache.generation()  # before the read: see principals.cache.put
+        row = read_session(db, sha)
+        if row is None:
+            return None
+        principals.cache.put(bind, sha, generation, row)
+    if _aware(row.expires_at) <= now():
+        return None
+    return Principal(row.user_id, row.username, row.session_id, row.csrf_token, by_cookie)
+
+
+def read_session(db: Session, token_sha256: str) -> principals.Row | None:
+    # Columns, not the LoginSession entity: loading an ORM object (identity map, instance state) was most
+    # of this query's cost in a profile of the api under the soak.
+    found = db.execute(
         select(
             LoginSession.user_id,
             User.username,
@@ -102,14 +118,9 @@ def resolve(db: Session, token: str, *, by_cookie: bool) -> Principal | None:
             LoginSession.expires_at,
         )
         .join(User, User.id == LoginSession.user_id)
-        .where(LoginSession.token_sha256 == _sha256(token))
+        .where(LoginSession.token_sha256 == token_sha256)
     ).first()
-    if row is None:
-        return None
-    user_id, username, session_id, csrf_token, expires_at = row
-    if _aware(expires_at) <= now():
-        return None
-    return Principal(user_id, username, session_id, csrf_token, by_cookie)
+    return None if found is None else principals.Row(*found)
 
 
 def logout(db: Session, session_id: int) -> None:
