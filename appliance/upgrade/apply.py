@@ -37,7 +37,7 @@ from appliance.upgrade.bundle import Manifest
 from appliance.upgrade.errors import UpgradeError, UpgradeFailed
 
 API_UNIT = "arcvsa-api.service"
-UNITS = ("arcvsa-api.service", "arcvsa-firstboot.service", "system.slice.d/arcvsa-cpu.conf")
+UNITS = ("arcvsa-api.service", "arcvsa-firstboot.service")
 UNIT_DIR = Path("/etc/systemd/system")
 HEALTH_URL = "https://127.0.0.1:443/api/health"
 # The api's first start after a switch migrates the database and imports everything under TCG.
@@ -138,7 +138,6 @@ class Upgrade:
         for name in UNITS:
             new, target = source / name, self.paths.unit_dir / name
             if new.is_file() and (not target.is_file() or target.read_bytes() != new.read_bytes()):
-                target.parent.mkdir(exist_ok=True)  # system.slice.d/ on a release from before it
                 shutil.copyfile(new, target)
                 changed = True
         if changed:

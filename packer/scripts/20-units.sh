@@ -1,10 +1,9 @@
 #!/bin/bash
-# Install the units and the system.slice drop-in, enable first boot and the api, and make sure the image
-# has not been "first-booted" already.
+# Enable first boot and the api, and make sure the image has not been "first-booted" already.
 set -euo pipefail
 
-for unit in arcvsa-firstboot.service arcvsa-api.service system.slice.d/arcvsa-cpu.conf; do
-    install -D -m 0644 "/opt/arcvsa/current/systemd/$unit" "/etc/systemd/system/$unit"
+for unit in arcvsa-firstboot.service arcvsa-api.service; do
+    install -m 0644 "/opt/arcvsa/current/systemd/$unit" "/etc/systemd/system/$unit"
 done
 systemctl daemon-reload
 systemctl enable arcvsa-firstboot.service arcvsa-api.service
