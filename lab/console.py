@@ -1,9 +1,8 @@
 """The serial console of a lab VM: its last lines for an error, the guest kernel's panic, the login prompt.
 
-Under TCG (no KVM here) the guest kernel has panicked at random: an int3 Oops while it patched its own
-text in early boot, a double fault in ganesha's TCP receive with an impossible EFLAGS. A dead guest
-answers nothing, so whoever waits on a VM reads its console and fails in seconds, in the kernel's own
-words, instead of timing out ten minutes later with a path to a file on another machine.
+A lab VM whose kernel panicked (appliance.image.serial says why that happens under TCG) fails in
+seconds, in the kernel's own words, instead of timing out ten minutes later with a path to a file on
+another machine.
 """
 
 from __future__ import annotations
@@ -13,11 +12,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-ANSI = re.compile(r"\x1b(?:\[[0-9;?!]*[A-Za-z]|[()][0-9A-Za-z])")
+from appliance.image.serial import panic, text
+
+__all__ = ["BootStalled", "ConsoleError", "GuestPanicked", "check", "panic", "tail", "text", "wait_login"]
+
 LOGIN = re.compile(r"\S+ login: ")
-# How Linux starts an oops or a panic on its console (a double fault prints "traps: PANIC: double fault").
-# Not "BUG: " alone: a soft lockup under a slow TCG says it and goes on; a real BUG is followed by Oops.
-PANIC = re.compile(r"Kernel panic|Oops: |traps: PANIC")
 
 
 class ConsoleError(RuntimeError):
@@ -36,28 +35,10 @@ class GuestPanicked(ConsoleError):
         super().__init__(f"the guest kernel panicked:\n{lines}")
 
 
-def text(path: Path) -> str:
-    """The console so far, without terminal escapes ('' before qemu made the file)."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return ""
-    return ANSI.sub("", raw.decode("utf-8", errors="replace"))
-
-
 def tail(path: Path, lines: int = 12) -> str:
     """The last non-blank lines of the console (for an error)."""
     kept = [line.rstrip() for line in text(path).replace("\r", "\n").splitlines() if line.strip()]
     return "\n".join(kept[-lines:]) or "(no console output)"
-
-
-def panic(console: str, lines: int = 8) -> str | None:
-    """The first lines of the guest kernel's first oops or panic in ``console``, else None."""
-    rows = console.splitlines()
-    for i, line in enumerate(rows):
-        if PANIC.search(line):
-            return "\n".join(kept.strip() for kept in rows[i : i + lines])
-    return None
 
 
 def check(path: Path, alive: bool) -> str:

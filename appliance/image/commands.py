@@ -1,4 +1,4 @@
-"""How the image build runs its tools: argv lists, a timeout, a log, one error type."""
+"""How the image build runs its tools: argv lists, a timeout, a watch, a log, one error type."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -14,10 +15,24 @@ class BuildError(RuntimeError):
     """A build step failed; the message names the command and where its log is."""
 
 
+class Aborted(BuildError):
+    """``watch`` saw the command fail before it knew (a build VM's kernel panicked): it was killed."""
+
+
+# How often ``watch`` is asked while a command runs.
+WATCH_EVERY = 2.0
+
+
 def run(
-    argv: list[str], *, timeout: float, log: Path, env: dict[str, str] | None = None
+    argv: list[str],
+    *,
+    timeout: float,
+    log: Path,
+    env: dict[str, str] | None = None,
+    watch: Callable[[], str | None] | None = None,
 ) -> list[tuple[float, str]]:
-    """Run argv with its output appended to ``log`` (each line stamped); kill its group on timeout.
+    """Run argv with its output appended to ``log`` (each line stamped); kill its group on timeout,
+    or as soon as ``watch`` (asked every few seconds) returns a reason (raised as Aborted).
 
     Returns the (seconds since start, line) pairs, so callers can time phases inside a long command.
     """
@@ -49,16 +64,32 @@ def run(
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
         try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
+            code = wait(proc, timeout, watch)
+        except BuildError as exc:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-            raise BuildError(f"{argv[0]} timed out after {timeout:.0f} s; see {log}") from None
+            reader.join(timeout=10)
+            raise type(exc)(f"{argv[0]} {exc}; see {log}") from None
         reader.join(timeout=10)
     if code != 0:
         tail = "\n".join(line for _, line in lines[-15:])
         raise BuildError(f"{argv} exited {code}; see {log}\n{tail}")
     return lines
+
+
+def wait(proc: subprocess.Popen[bytes], timeout: float, watch: Callable[[], str | None] | None) -> int:
+    """``proc``'s exit code; BuildError after ``timeout`` s, Aborted as soon as ``watch`` gives a reason."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BuildError(f"timed out after {timeout:.0f} s")
+        try:
+            return proc.wait(timeout=min(left, WATCH_EVERY) if watch is not None else left)
+        except subprocess.TimeoutExpired:
+            pass
+        if watch is not None and (reason := watch()) is not None:
+            raise Aborted(f"stopped: {reason}")
 
 
 def capture(argv: list[str], *, timeout: float) -> str:

@@ -12,7 +12,8 @@ import os
 import shutil
 from pathlib import Path
 
-from appliance.image.commands import BuildError, run
+from appliance.image import serial
+from appliance.image.commands import Aborted, BuildError, run
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TEMPLATE_DIR = REPO / "packer"
@@ -20,6 +21,9 @@ TEMPLATE_DIR = REPO / "packer"
 # only qemu.lab runs: the committed example supplies them (they are not used by this build).
 EXAMPLE_VARS = TEMPLATE_DIR / "arcvsa.pkrvars.hcl.example"
 PACKER_TIMEOUT = 2400.0
+# Under TCG the build VM's kernel has panicked in early boot (as the lab's VMs have): packer would wait
+# its 20 minutes for SSH. The console is watched instead and a panicked build is run once more.
+ATTEMPTS = 2
 
 
 def template_files() -> list[Path]:
@@ -42,6 +46,22 @@ def packer_env(work: Path) -> dict[str, str]:
         "PACKER_NO_COLOR": "1",
         "LC_ALL": "C.UTF-8",
     }
+
+
+def run_packer(argv: list[str], env: dict[str, str], log: Path, serial_log: Path) -> None:
+    """One packer build, killed the moment the build VM's console shows a kernel panic."""
+    serial_log.unlink(missing_ok=True)
+
+    def watch() -> str | None:
+        found = serial.panic(serial.text(serial_log))
+        return None if found is None else f"the build VM's kernel panicked:\n{found}"
+
+    try:
+        run(argv, timeout=PACKER_TIMEOUT, log=log, env=env, watch=watch)
+    except Aborted:
+        raise
+    except BuildError as exc:
+        raise BuildError(f"{exc}; the VM's console is in {serial_log}") from exc
 
 
 def provision(
@@ -77,10 +97,18 @@ def provision(
     ]  # fmt: skip
     env = packer_env(work)
     env["PACKER_LOG"], env["PACKER_LOG_PATH"] = "1", str(work / "packer-debug.log")
-    try:
-        run(argv, timeout=PACKER_TIMEOUT, log=log, env=env)
-    except BuildError as exc:
-        raise BuildError(f"{exc}; the VM's console is in {serial_log}") from exc
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            run_packer(argv, env, log, serial_log)
+            break
+        except Aborted as exc:
+            # The panicked console is kept beside the log; packer starts over on an empty output folder.
+            serial_log.replace(serial_log.with_suffix(f".panic-{attempt}.log"))
+            shutil.rmtree(output_dir, ignore_errors=True)
+            if attempt == ATTEMPTS:
+                raise BuildError(f"{exc}; in each of {ATTEMPTS} attempts") from exc
+            with log.open("a", encoding="utf-8") as sink:
+                sink.write(f"attempt {attempt}: {exc}\nbuilding once more\n")
     disk = output_dir / f"arcvsa-{version}.qcow2"
     if not disk.is_file() or not manifest.is_file():
         raise BuildError(f"packer finished without {disk} or {manifest}; see {log}")
