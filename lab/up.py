@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -155,6 +156,9 @@ def main() -> None:
     if running(directory) is not None:
         raise SystemExit(f"a lab is already up in {directory}: run `python -m lab.down` first")
     image, key = latest_image() if not (args.image and args.key) else (args.image, args.key)
+    # SIGTERM (a CI job's timeout, `kill`) ends the boot as Ctrl-C does, so up() stops the SAN and the VM
+    # it started instead of leaving them running with no state file that names them.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         saved = up(
             directory,
@@ -172,6 +176,11 @@ def main() -> None:
     except (CommandError, ApiError, ValueError, KeyError) as err:
         print(f"lab up failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
+    except KeyboardInterrupt:
+        print("lab up interrupted: stopped the SAN and the VM", file=sys.stderr)
+        raise SystemExit(130) from None
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     ports = saved.host_ports
     print(f"appliance api up in {saved.boot_to_api_seconds} s (qemu start to /api/health)")
     print(f"  first boot: {saved.firstboot}")
