@@ -136,6 +136,8 @@ def copy_out(src: Path, dst: Path) -> None:
     boots overlays on it, the OVA reads it), so the ~1 GB disk is on disk once; a copy across devices."""
     tmp = dst.with_name(dst.name + ".partial")
     tmp.unlink(missing_ok=True)
+    if dst.exists() and dst.samefile(src):
+        return  # published already; renaming a second link to it over it would do nothing, leaving tmp
     try:
         os.link(src, tmp)
     except OSError:

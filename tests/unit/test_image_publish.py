@@ -16,6 +16,7 @@ def test_published_disk_is_the_cached_file_and_survives_its_pruning(tmp_path: Pa
     assert published.stat().st_ino == cached.stat().st_ino
     assert not (tmp_path / "arcvsa-v2.qcow2.partial").exists()
     copy_out(cached, published)  # a rebuild of the same version publishes again
+    assert not (tmp_path / "arcvsa-v2.qcow2.partial").exists()  # rename() of one file's two links: a no-op
     cached.unlink()  # the cache pruned for the next key: the published disk keeps its data
     assert published.read_bytes() == b"qcow2 bytes"
 
