@@ -62,7 +62,10 @@ def mmdebstrap_argv(packages: list[str], source_line: str, target: Path) -> list
 def rootfs_key(packages: list[str], source_line: str) -> str:
     """Hash of everything the root tree is made from."""
     digest = hashlib.sha256(f"recipe={RECIPE}\n".encode())
-    digest.update(json.dumps(mmdebstrap_argv(packages, source_line, Path("TARGET"))[1:]).encode())
+    # The hook's path names the checkout, not the recipe (its content is hashed below): another clone of
+    # the same tree would otherwise bootstrap and build ZFS's DKMS module again.
+    argv = [arg.replace(f"{REPO}/", "") for arg in mmdebstrap_argv(packages, source_line, Path("TARGET"))[1:]]
+    digest.update(json.dumps(argv).encode())
     overlay = [p for p in (HERE / "overlay").rglob("*") if p.is_file()]
     hash_files(digest, [HERE / "packages.txt", HERE / "customize.sh", *overlay])
     return digest.hexdigest()
