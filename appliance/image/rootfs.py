@@ -42,8 +42,10 @@ def hash_files(digest: hashlib._Hash, paths: list[Path]) -> None:
         digest.update(path.read_bytes())
 
 
-def mmdebstrap_argv(packages: list[str], source_line: str, target: Path) -> list[str]:
-    """The bootstrap command; everything but ``target`` is part of the rootfs cache key."""
+def mmdebstrap_argv(
+    packages: list[str], source_line: str, target: Path, hook: Path = HERE / "customize.sh"
+) -> list[str]:
+    """The bootstrap command; everything but ``target`` and where ``hook`` is is part of the rootfs cache key."""
     return [
         "mmdebstrap",
         "--verbose",
@@ -52,7 +54,7 @@ def mmdebstrap_argv(packages: list[str], source_line: str, target: Path) -> list
         "--variant=minbase",
         "--components=main,contrib",
         f"--include={','.join(packages)}",
-        f"--customize-hook={HERE / 'customize.sh'}",
+        f"--customize-hook={hook}",
         sources.TARGET_SUITE,
         str(target),
         source_line,
@@ -62,10 +64,10 @@ def mmdebstrap_argv(packages: list[str], source_line: str, target: Path) -> list
 def rootfs_key(packages: list[str], source_line: str) -> str:
     """Hash of everything the root tree is made from."""
     digest = hashlib.sha256(f"recipe={RECIPE}\n".encode())
-    # The hook's path names the checkout, not the recipe (its content is hashed below): another clone of
-    # the same tree would otherwise bootstrap and build ZFS's DKMS module again.
-    argv = [arg.replace(f"{REPO}/", "") for arg in mmdebstrap_argv(packages, source_line, Path("TARGET"))[1:]]
-    digest.update(json.dumps(argv).encode())
+    # Placeholders for the paths that name the checkout, not the recipe (the hook's content is hashed
+    # below): another clone of the same tree then reuses the tree instead of building ZFS's DKMS again.
+    argv = mmdebstrap_argv(packages, source_line, Path("TARGET"), Path("HOOK"))
+    digest.update(json.dumps(argv[1:]).encode())
     overlay = [p for p in (HERE / "overlay").rglob("*") if p.is_file()]
     hash_files(digest, [HERE / "packages.txt", HERE / "customize.sh", *overlay])
     return digest.hexdigest()

@@ -31,6 +31,8 @@ def test_sigterm_while_waiting_for_the_api_stops_san_and_vm(tmp_path: Path) -> N
     argv = [sys.executable, "-m", "lab.up", "--dir", str(lab), "--image", str(image), "--key", str(key)]
     argv += ["--luns", "1", "--lun-size-gib", "0.0625", "--memory-mib", "256", "--timeout", "600"]
     proc = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    daemons: list[Daemon] = []
+    outlived: list[Daemon] = []
     try:
         deadline = time.monotonic() + 120
         saved = None
@@ -46,9 +48,9 @@ def test_sigterm_while_waiting_for_the_api_stops_san_and_vm(tmp_path: Path) -> N
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    outlived = [d for d in daemons if d.alive()]
-    for daemon in outlived:  # not left behind for the next test when this one fails
-        daemon.stop(grace=2)
+        outlived = [d for d in daemons if d.alive()]
+        for daemon in outlived:  # not left behind for the next test, however this one fails
+            daemon.stop(grace=2)
     assert proc.returncode == 130, err
     assert "interrupted" in err
     assert not outlived, "qemu or qemu-storage-daemon outlived lab.up"
