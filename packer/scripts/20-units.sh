@@ -1,8 +1,9 @@
 #!/bin/bash
-# Enable first boot and the api, and make sure the image has not been "first-booted" already.
+# Install the units and the api's slice, enable first boot and the api, and make sure the image has
+# not been "first-booted" already.
 set -euo pipefail
 
-for unit in arcvsa-firstboot.service arcvsa-api.service; do
+for unit in arcvsa.slice arcvsa-firstboot.service arcvsa-api.service; do
     install -m 0644 "/opt/arcvsa/current/systemd/$unit" "/etc/systemd/system/$unit"
 done
 systemctl daemon-reload

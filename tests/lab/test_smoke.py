@@ -137,6 +137,22 @@ def test_the_image_ships_the_ganesha_config_the_api_writes(booted: BootedApplian
     assert booted.vm.ssh(["systemctl", "is-active", "nfs-ganesha"]).strip() == "active"
 
 
+def test_the_api_runs_in_its_own_slice_beside_system_slice(booted: BootedAppliance) -> None:
+    """arcvsa.slice outweighs the kernel's ZFS threads (nice -20, root cgroup) so the admin's pages answer
+    under load; the api's quota leaves the data path (ganesha, in system.slice) the other CPUs."""
+    vm = booted.vm
+    pid = vm.ssh(["systemctl", "show", "--property=MainPID", "--value", "arcvsa-api.service"]).strip()
+    assert vm.ssh(["cat", f"/proc/{pid}/cgroup"]).strip() == "0::/arcvsa.slice/arcvsa-api.service"
+    assert vm.ssh(["cat", "/sys/fs/cgroup/arcvsa.slice/cpu.weight"]).strip() == "10000"
+    assert vm.ssh(["cat", "/sys/fs/cgroup/arcvsa.slice/arcvsa-api.service/cpu.max"]).split() == [
+        "100000",
+        "100000",
+    ]
+    ganesha = vm.ssh(["systemctl", "show", "--property=ControlGroup", "--value", "nfs-ganesha.service"])
+    assert ganesha.strip() == "/system.slice/nfs-ganesha.service"
+    assert vm.ssh(["cat", "/sys/fs/cgroup/system.slice/cpu.weight"]).strip() == "100"
+
+
 def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:
     versions = json.loads(appliance.ssh(["zfs", "version", "-j"]))
     userland = versions["zfs_version"]["userland"]

@@ -98,7 +98,10 @@ def lab(tmp_path: Path) -> Lab:
 
 
 def test_an_upgrade_switches_and_keeps_the_previous_release(lab: Lab) -> None:
-    lab.stage("v2", 2, files={**MODULES, "systemd/arcvsa-api.service": "[Service]\nExecStart=/bin/v2\n"})
+    api_unit = "[Service]\nSlice=arcvsa.slice\nExecStart=/bin/v2\n"
+    slice_unit = "[Slice]\nCPUWeight=10000\n"  # new in v2: installed before the unit naming it is started
+    units = {"systemd/arcvsa-api.service": api_unit, "systemd/arcvsa.slice": slice_unit}
+    lab.stage("v2", 2, files={**MODULES, **units})
     queued = {
         "state": "queued",
         "from_version": "v1",
@@ -109,7 +112,8 @@ def test_an_upgrade_switches_and_keeps_the_previous_release(lab: Lab) -> None:
     assert lab.upgrade().apply().version == "v2"
     assert release.current(lab.paths.root).version == "v2"  # type: ignore[union-attr]
     assert [m.version for m in release.installed(lab.paths.root)] == ["v2", "v1"]
-    assert (lab.paths.unit_dir / "arcvsa-api.service").read_text().endswith("/bin/v2\n")
+    assert (lab.paths.unit_dir / "arcvsa-api.service").read_text() == api_unit
+    assert (lab.paths.unit_dir / "arcvsa.slice").read_text() == slice_unit
     stop, reload, start = lab.calls
     assert stop == ["systemctl", "stop", "arcvsa-api.service"] and start[:2] == ["systemctl", "start"]
     assert reload == ["systemctl", "daemon-reload"]  # the unit changed
