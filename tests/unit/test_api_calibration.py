@@ -101,9 +101,11 @@ class _Held:
     def __init__(self, inner: ReplayRunner) -> None:
         self.inner = inner
         self.go = threading.Event()
+        self.held = threading.Event()  # set once fio is waiting, so a test acts mid-step
 
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         if argv[0] == "fio":
+            self.held.set()
             assert self.go.wait(30)
         return self.inner.execute(argv, timeout=timeout, input_text=input_text)
 
@@ -128,6 +130,7 @@ def test_a_cancelled_ramp_stops_after_its_step_and_keeps_it(tmp_path: Path) -> N
     held = _Held(inner)
     c = _client(tmp_path, Gateway(held))
     ramp = c.post("/api/calibrations", json=flows.body("ramp", flows.RAMP_LUN)).json()
+    assert held.held.wait(30), "the first step's fio never ran"  # cancel mid-step, not before it
     assert c.post(f"/api/calibrations/{ramp['id']}/cancel").status_code == 202
     held.go.set()
     done = _finish(c, ramp)
