@@ -1,0 +1,115 @@
+"""The lab tests' boot (tests/support/lab_boot.py): a boot that panics or hangs before the api answers is
+booted once more from a fresh disk, its console kept; any other failure, or a second one, fails.
+
+A stand-in takes qemu's place (the real one needs the image); its console is a real panic of this lab
+(tests/unit/test_lab_console.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import lab_boot
+from test_lab_console import PANICKED
+
+from lab import console
+from lab.appliance_vm import VmConfig
+from lab.san import Lun
+
+
+class _Qemu:
+    def __init__(self) -> None:
+        self.running = True
+
+    def alive(self) -> bool:
+        return self.running
+
+
+class _Vm:
+    """An ApplianceVm whose boot writes ``consoles``' next text and stays up until killed."""
+
+    consoles: list[bytes] = []
+    made: list[_Vm] = []
+
+    def __init__(self, config: VmConfig) -> None:
+        self.console = config.directory / "console.log"
+        self.daemon: _Qemu | None = None
+        self.started_at = 0.0
+        self.killed = False
+        _Vm.made.append(self)
+
+    def start(self) -> _Vm:
+        self.console.write_bytes(_Vm.consoles.pop(0))
+        self.daemon = _Qemu()
+        return self
+
+    def kill(self) -> None:
+        self.killed = True
+        assert self.daemon is not None
+        self.daemon.running = False
+
+    def check(self) -> None:
+        console.check(self.console, self.daemon is not None and self.daemon.alive())
+
+
+def _config(tmp_path: Path) -> VmConfig:
+    lun = Lun("lun0", tmp_path / "lun0", 1 << 20)
+    return VmConfig(tmp_path / "image.qcow2", tmp_path, tmp_path / "san.sock", [lun], tmp_path / "key")
+
+
+def test_a_panicked_boot_is_killed_and_its_console_kept(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setattr(lab_boot, "ApplianceVm", _Vm)
+    _Vm.consoles, _Vm.made = [PANICKED], []
+    with pytest.raises(console.GuestPanicked, match="double fault"):
+        lab_boot._boot_once(_config(tmp_path), {}, "console-failed-1.log")
+    assert _Vm.made[0].killed
+    assert (tmp_path / "console-failed-1.log").read_bytes() == PANICKED
+    assert not (tmp_path / "console.log").exists()  # the next boot's console starts empty
+
+
+def _boots(monkeypatch: Any, outcomes: list[BaseException | str]) -> list[str]:
+    """lab_boot.boot with each try's outcome given: an error raised, or a booted appliance."""
+    tried: list[str] = []
+
+    def once(config: VmConfig, properties: dict[str, str], failed: str) -> Any:
+        tried.append(failed)
+        outcome = outcomes.pop(0)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(lab_boot, "_boot_once", once)
+    monkeypatch.setattr(lab_boot.appliance_env, "prepare", lambda *a: (Path("env.iso"), {"k": "v"}))
+    return tried
+
+
+class _San:
+    socket = Path("san.sock")
+    luns: list[Lun] = []
+
+
+@pytest.mark.parametrize(
+    "first", [console.GuestPanicked("[ 2.5] Oops: int3"), console.BootStalled("stood still for 240 s")]
+)
+def test_a_panic_or_a_hang_is_booted_once_more(tmp_path: Path, monkeypatch: Any, first: Exception) -> None:
+    tried = _boots(monkeypatch, [first, "booted"])
+    assert lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path) == "booted"
+    assert tried == ["console-failed-1.log", "console-failed-2.log"]
+
+
+def test_a_second_panic_fails(tmp_path: Path, monkeypatch: Any) -> None:
+    tried = _boots(monkeypatch, [console.BootStalled("hung"), console.GuestPanicked("[ 3.1] Oops: again")])
+    with pytest.raises(console.GuestPanicked, match="again"):
+        lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path)
+    assert len(tried) == 2
+
+
+@pytest.mark.parametrize(
+    "error", [console.ConsoleError("qemu ended"), TimeoutError("no health in 600 s"), KeyboardInterrupt()]
+)
+def test_any_other_failure_is_not_retried(tmp_path: Path, monkeypatch: Any, error: BaseException) -> None:
+    tried = _boots(monkeypatch, [error, "booted"])
+    with pytest.raises(type(error)):
+        lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path)
+    assert tried == ["console-failed-1.log"]
