@@ -3,8 +3,6 @@
 # and the api, and make sure the image has not been "first-booted" already.
 set -euo pipefail
 
-# ganesha's config and boot ordering as the api writes them, before ganesha's first start on the
-# appliance: the first export is then added live, with no restart and no new grace period.
 /opt/arcvsa/venv/bin/python - <<'PY'
 import os
 import shutil
@@ -17,6 +15,8 @@ from appliance.upgrade.apply import UNIT_DIR, UNITS
 for name in UNITS:
     shutil.copyfile(Path("/opt/arcvsa/current/systemd") / name, UNIT_DIR / name)
     (UNIT_DIR / name).chmod(0o644)
+# ganesha's config and boot ordering before its first start on the appliance: the first export is
+# then added live, with no restart and no new grace period.
 files = LocalFiles()
 files.write(ganesha.MAIN_CONF, ganesha.render_main())
 files.write(ganesha.DROP_IN, ganesha.DROP_IN_TEXT)

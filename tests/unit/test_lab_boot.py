@@ -26,31 +26,29 @@ class _Qemu:
         return self.running
 
 
-class _Vm:
-    """An ApplianceVm whose boot writes ``consoles``' next text and stays up until killed."""
+def _vm_class(consoles: list[bytes], made: list[Any]) -> type:
+    """An ApplianceVm stand-in whose boot writes ``consoles``' next text and stays up until killed;
+    every one made is appended to ``made``."""
 
-    consoles: list[bytes] = []
-    made: list[_Vm] = []
+    class _Vm:
+        def __init__(self, config: VmConfig) -> None:
+            self.console = config.directory / "console.log"
+            self.daemon: _Qemu | None = None
+            self.started_at = 0.0
+            self.killed = False
+            made.append(self)
 
-    def __init__(self, config: VmConfig) -> None:
-        self.console = config.directory / "console.log"
-        self.daemon: _Qemu | None = None
-        self.started_at = 0.0
-        self.killed = False
-        _Vm.made.append(self)
+        def start(self) -> _Vm:
+            self.console.write_bytes(consoles.pop(0))
+            self.daemon = _Qemu()
+            return self
 
-    def start(self) -> _Vm:
-        self.console.write_bytes(_Vm.consoles.pop(0))
-        self.daemon = _Qemu()
-        return self
+        def kill(self) -> None:
+            self.killed = True
+            assert self.daemon is not None
+            self.daemon.running = False
 
-    def kill(self) -> None:
-        self.killed = True
-        assert self.daemon is not None
-        self.daemon.running = False
-
-    def check(self) -> None:
-        console.check(self.console, self.daemon is not None and self.daemon.alive())
+    return _Vm
 
 
 def _config(tmp_path: Path) -> VmConfig:
@@ -59,11 +57,11 @@ def _config(tmp_path: Path) -> VmConfig:
 
 
 def test_a_panicked_boot_is_killed_and_its_console_kept(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setattr(lab_boot, "ApplianceVm", _Vm)
-    _Vm.consoles, _Vm.made = [PANICKED], []
+    made: list[Any] = []
+    monkeypatch.setattr(lab_boot, "ApplianceVm", _vm_class([PANICKED], made))
     with pytest.raises(console.GuestPanicked, match="double fault"):
         lab_boot._boot_once(_config(tmp_path), {}, "console-failed-1.log")
-    assert _Vm.made[0].killed
+    assert len(made) == 1 and made[0].killed
     assert (tmp_path / "console-failed-1.log").read_bytes() == PANICKED
     assert not (tmp_path / "console.log").exists()  # the next boot's console starts empty
 
