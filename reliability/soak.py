@@ -114,11 +114,13 @@ def make_storage(lab: Lab, options: SoakOptions) -> dict[str, Any]:
 
 
 class MemorySampler(threading.Thread):
-    """The guest's /proc/meminfo, arcstats, /proc/stat and ps every ``every`` seconds until stopped."""
+    """The guest's /proc/meminfo, arcstats, /proc/stat and ps every ``every`` seconds until stopped, with
+    the host's /proc/stat and ps (the lab's qemu, fio and wrk share its CPUs) and the LUNs' counters."""
 
     def __init__(self, lab: Lab, every: float) -> None:
         super().__init__(daemon=True)
         self.lab, self.every = lab, every
+        self.ps = shutil.which("ps") or "/bin/ps"
         self.samples: list[dict[str, Any]] = []
         self.failures: list[str] = []
         self.started_at = time.monotonic()
@@ -134,9 +136,16 @@ class MemorySampler(threading.Thread):
                 at = time.monotonic() - self.started_at
                 sample = steadiness.memory_sample(at, keyed, ps)
                 sample["cpu"] = steadiness.cpu_sample(stat, times)
+                host_times = subprocess.run(
+                    [self.ps, "-eo", "times=,comm="], capture_output=True, text=True, check=True, timeout=60
+                ).stdout
+                sample["host_cpu"] = steadiness.cpu_sample(Path("/proc/stat").read_text(), host_times)
+                sample["san"] = steadiness.san_sample(self.lab.vm.blockstats())
                 self.samples.append(sample)
             except (
                 CommandError,
+                subprocess.SubprocessError,
+                OSError,
                 KeyError,
                 ValueError,
             ) as exc:  # a missed sample is recorded, the soak goes on
@@ -317,6 +326,7 @@ def soak(
     writer = Writer(spec, 1, options.directory / "logs" / "sync.stderr")
     wrks = ApiLoad(lab, options, options.seconds, "soak")
     say(f"soak: {options.desktops} desktops x {options.iops_per_desktop} IOPS for {options.seconds} s")
+    out["pool_space"] = {"start": space(lab)}
     try:
         result = chain.run_fio(jobfile, timeout=options.seconds + 900, abort=watch.dead)
         out["io_errors"] = sum(int(j.get("error", 0)) for j in result.get("jobs", []))
@@ -336,11 +346,14 @@ def soak(
     console = lab.vm.console
     if console.is_file():  # a soak once hung 15 min on fio after the guest's kernel had panicked
         out["guest_panic"] = vmconsole.panic(vmconsole.text(console))
+    out["pool_space"]["end"] = space(lab)
     out["sync_writer"] = sync_verdict(lab, spec, options.sync_writes_per_s)
     out["memory_samples"] = sampler.samples
     out["memory_sample_failures"] = sampler.failures
     out["memory"] = steadiness.memory_trend(sampler.samples, options.warmup_s)
     out["guest_cpu"] = steadiness.cpu_use(sampler.samples, options.warmup_s)
+    out["host_cpu"] = steadiness.cpu_use(sampler.samples, options.warmup_s, key="host_cpu")
+    out["thirds"] = steadiness.thirds(sampler.samples, options.warmup_s, options.seconds)
     lat = steadiness.read_lat_logs(sorted(logs.glob("soak_lat.*.log")))
     out["latency"] = {}
     out["drift"] = {}
@@ -356,6 +369,15 @@ def soak(
         }
         out["drift"][direction] = steadiness.drift(points, options.warmup_s, options.seconds)
     return out
+
+
+def space(lab: Lab) -> dict[str, int] | str:
+    """The pool's size, allocation and free-space fragmentation (COW churn fragments it), or why not."""
+    argv = ["zpool", "list", "-Hp", "-o", "size,allocated,fragmentation,capacity", POOL.name]
+    try:
+        return steadiness.pool_space(lab.vm.ssh(argv, timeout=120))
+    except (CommandError, ValueError) as exc:
+        return str(exc)[:200]
 
 
 def sync_verdict(lab: Lab, spec: WriterSpec, writes_per_s: int) -> dict[str, Any]:
@@ -435,6 +457,11 @@ def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, lis
         busiest = ", ".join(f"{n} {v}" for n, v in cpu["by_command_pct"].items())
         rows.append([f"guest CPU busy, {cpu['cpus']} vCPUs (%)", str(cpu["busy_pct"]), ""])
         rows.append(["  by command (%)", f"{busiest}, short-lived {cpu['short_lived_pct']}", ""])
+    host = figures.get("host_cpu") or {}
+    if host:
+        busiest = ", ".join(f"{n} {v}" for n, v in host["by_command_pct"].items())
+        rows.append([f"host CPU busy, {host['cpus']} CPUs (%)", f"{host['busy_pct']} ({busiest})", ""])
+    rows.extend(third_rows(figures.get("thirds") or {}, figures.get("pool_space") or {}))
     idle = figures.get("api_idle")
     api = figures.get("api") or {}
     if api:
@@ -453,6 +480,41 @@ def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, lis
     )
     rows.append(["pool after the soak", str(figures.get("pool_state", "?")), "ONLINE"])
     return table(rows), steadiness.verdict(figures, limits)
+
+
+def third_rows(thirds: dict[str, Any], space: dict[str, Any]) -> list[list[str]]:
+    """What else changed from the first to the last third (beside latency's drift): CPU, SAN, pool."""
+    rows = []
+    first, last = thirds.get("first", {}), thirds.get("last", {})
+    for key, label in (("cpu", "guest"), ("host_cpu", "host")):
+        if key in first and key in last:
+            rows.append(
+                [
+                    f"{label} CPU busy first → last third (%)",
+                    f"{first[key]['busy_pct']} → {last[key]['busy_pct']}",
+                    "",
+                ]
+            )
+    if "san" in first and "san" in last:
+        a, b = first["san"], last["san"]
+        rows.append(
+            [
+                "SAN writes first → last third (MiB/s, /s)",
+                f"{a['write_mib_s']} → {b['write_mib_s']}, {a['writes_per_s']} → {b['writes_per_s']}",
+                "",
+            ]
+        )
+    start, end = space.get("start"), space.get("end")
+    if isinstance(start, dict) and isinstance(end, dict):
+        rows.append(
+            [
+                "pool allocated, fragmentation start → end",
+                f"{start['capacity_pct']} → {end['capacity_pct']} %, {start['fragmentation_pct']} → "
+                f"{end['fragmentation_pct']} %",
+                "",
+            ]
+        )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -154,26 +154,77 @@ def cpu_sample(proc_stat: str, ps_times: str) -> dict[str, Any]:
     return {"cpus": cpus, "busy_jiffies": busy, "total_jiffies": total, "seconds": seconds}
 
 
-def cpu_use(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
-    """Where the guest's CPU went from the first sample after the warm-up to the last, in percent of all
-    its CPUs: busy, the busiest commands, and processes too short-lived for ps to see (zpool, zfs, ...)."""
-    measured = [s for s in samples if s["at_s"] >= warmup_s and "cpu" in s]
+def cpu_use(samples: list[dict[str, Any]], warmup_s: float, key: str = "cpu") -> dict[str, Any]:
+    """Where the CPU went from the first sample after the warm-up to the last, in percent of all its CPUs:
+    busy, the busiest commands, and processes too short-lived for ps to see (zpool, zfs, ...). ``key``:
+    "cpu" is the guest's, "host_cpu" the lab host's (qemu, fio, wrk share its CPUs)."""
+    measured = [s for s in samples if s["at_s"] >= warmup_s and key in s]
     if len(measured) < 2:
         return {}
-    first, last = measured[0]["cpu"], measured[-1]["cpu"]
+    return _between(measured[0][key], measured[-1][key])
+
+
+def _between(first: dict[str, Any], last: dict[str, Any], top_n: int = 8) -> dict[str, Any]:
     span_s = (last["total_jiffies"] - first["total_jiffies"]) / USER_HZ / max(1, last["cpus"])
     if span_s <= 0:
         return {}
     all_cpu_s = span_s * max(1, last["cpus"])
     busy = (last["busy_jiffies"] - first["busy_jiffies"]) / USER_HZ
     used = {n: s - first["seconds"].get(n, 0) for n, s in last["seconds"].items()}
-    top = sorted(used.items(), key=lambda item: -item[1])[:8]
+    top = sorted(used.items(), key=lambda item: -item[1])[:top_n]
     return {
         "cpus": last["cpus"],
         "seconds": round(span_s),
         "busy_pct": round(100 * busy / all_cpu_s, 1),
         "by_command_pct": {n: round(100 * s / all_cpu_s, 1) for n, s in top if s > 0},
         "short_lived_pct": round(100 * max(0.0, busy - sum(max(0, s) for s in used.values())) / all_cpu_s, 1),
+    }
+
+
+def thirds(samples: list[dict[str, Any]], warmup_s: float, end_s: float) -> dict[str, Any]:
+    """What else changed between the two thirds drift() compares, each from its first sample to its
+    last: the guest's and the host's CPU (busy and the three busiest commands, %) and the SAN's I/O
+    (both LUNs, MiB/s and writes/s). A latency drift that comes with a busier host is the lab's."""
+    span = (end_s - warmup_s) / 3
+    out: dict[str, Any] = {}
+    for name, (low, high) in (("first", (warmup_s, warmup_s + span)), ("last", (end_s - span, end_s))):
+        inside = [s for s in samples if low <= s["at_s"] <= high]
+        if len(inside) < 2:
+            continue
+        a, b = inside[0], inside[-1]
+        third: dict[str, Any] = {}
+        for key in ("cpu", "host_cpu"):
+            if key in a and key in b and (use := _between(a[key], b[key], top_n=3)):
+                third[key] = {"busy_pct": use["busy_pct"], "by_command_pct": use["by_command_pct"]}
+        seconds = b["at_s"] - a["at_s"]
+        if "san" in a and "san" in b and seconds > 0:
+            third["san"] = {
+                "write_mib_s": round((b["san"]["wr_bytes"] - a["san"]["wr_bytes"]) / seconds / (1 << 20), 2),
+                "read_mib_s": round((b["san"]["rd_bytes"] - a["san"]["rd_bytes"]) / seconds / (1 << 20), 2),
+                "writes_per_s": round((b["san"]["wr_ops"] - a["san"]["wr_ops"]) / seconds, 1),
+            }
+        out[name] = third
+    return out
+
+
+def san_sample(blockstats: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """The LUNs' counters (query-blockstats of every disk named lun*) summed: what the pool asked of the SAN."""
+    luns = [stats for name, stats in blockstats.items() if name.startswith("lun")]
+    return {
+        "rd_bytes": sum(int(s["rd_bytes"]) for s in luns),
+        "wr_bytes": sum(int(s["wr_bytes"]) for s in luns),
+        "wr_ops": sum(int(s["wr_operations"]) for s in luns),
+    }
+
+
+def pool_space(zpool_list: str) -> dict[str, int]:
+    """``zpool list -Hp -o size,allocated,fragmentation,capacity POOL``: bytes, and percent for the last two."""
+    size, allocated, fragmentation, capacity = zpool_list.split()[:4]
+    return {
+        "size": int(size),
+        "allocated": int(allocated),
+        "fragmentation_pct": int(fragmentation) if fragmentation.isdigit() else -1,
+        "capacity_pct": int(capacity),
     }
 
 

@@ -170,3 +170,80 @@ def test_a_guest_panic_on_the_console_fails_the_soak() -> None:
     both = steadiness.verdict(good() | dead | {"guest_panic": found}, steadiness.Limits())
     assert len(both) == 1 and "panicked" in both[0]
     assert steadiness.verdict(good() | {"guest_panic": None}, steadiness.Limits()) == []
+
+
+def _sample(at_s: float, guest_busy: int, host_busy: int, san_written: int) -> dict[str, object]:
+    """A sampler's sample at ``at_s``: both CPUs' busy jiffies out of 200 a second (2 CPUs each), python
+    on the guest and qemu on the host using all of it, the LUNs' bytes written so far."""
+    total = int(at_s * 200)
+    return {
+        "at_s": at_s,
+        "cpu": {
+            "cpus": 2,
+            "busy_jiffies": guest_busy,
+            "total_jiffies": total,
+            "seconds": {"python": guest_busy // 100},
+        },
+        "host_cpu": {
+            "cpus": 2,
+            "busy_jiffies": host_busy,
+            "total_jiffies": total,
+            "seconds": {"qemu-system-x86": host_busy // 100},
+        },
+        "san": {"rd_bytes": 0, "wr_bytes": san_written, "wr_ops": san_written >> 17},
+    }
+
+
+def test_thirds_compare_cpu_and_san_of_the_spans_drift_compares() -> None:
+    mib = 1 << 20
+    samples = [
+        _sample(0, 0, 0, 0),  # the warm-up, left out
+        _sample(100, 10_000, 20_000, 100 * mib),
+        _sample(200, 20_000, 40_000, 200 * mib),  # first third 100-200 s: guest 50 %, host 100 %, 1 MiB/s
+        _sample(250, 25_000, 50_000, 250 * mib),
+        _sample(300, 34_000, 60_000, 350 * mib),
+        _sample(400, 50_000, 80_000, 550 * mib),  # last third 300-400 s: guest 80 %, host 100 %, 2 MiB/s
+    ]
+    out = steadiness.thirds(samples, warmup_s=100, end_s=400)
+    assert out["first"]["cpu"] == {"busy_pct": 50.0, "by_command_pct": {"python": 50.0}}
+    assert out["first"]["host_cpu"]["busy_pct"] == 100.0
+    assert out["first"]["san"] == {"write_mib_s": 1.0, "read_mib_s": 0.0, "writes_per_s": 8.0}
+    assert out["last"]["cpu"]["busy_pct"] == 80.0 and out["last"]["san"]["write_mib_s"] == 2.0
+    # a third with fewer than two samples says nothing rather than a rate over no time
+    assert "last" not in steadiness.thirds(samples[:4], warmup_s=100, end_s=400)
+    # the host's share is read the same way as the guest's
+    assert steadiness.cpu_use(samples, warmup_s=100, key="host_cpu")["by_command_pct"] == {
+        "qemu-system-x86": 100.0
+    }
+
+
+def test_san_sample_sums_the_luns_only() -> None:
+    def stats(rd: int, wr: int, ops: int) -> dict[str, int]:
+        return {
+            "rd_bytes": rd,
+            "wr_bytes": wr,
+            "wr_operations": ops,
+            "rd_operations": 1,
+            "flush_operations": 3,
+        }
+
+    blockstats = {
+        "lun0": stats(1, 4096, 1),
+        "lun1": stats(2, 8192, 2),
+        "ssd-slog": stats(0, 65536, 9),
+        "os": stats(7, 7, 7),
+    }
+    assert steadiness.san_sample(blockstats) == {"rd_bytes": 3, "wr_bytes": 12288, "wr_ops": 3}
+
+
+def test_pool_space_reads_zpool_list_parsable_columns() -> None:
+    # zpool list -Hp -o size,allocated,fragmentation,capacity: tab-separated, bytes and bare percents
+    assert steadiness.pool_space("8455716864\t1431306240\t4\t16\n") == {
+        "size": 8455716864,
+        "allocated": 1431306240,
+        "fragmentation_pct": 4,
+        "capacity_pct": 16,
+    }
+    assert steadiness.pool_space("8455716864\t1431306240\t-\t16\n")["fragmentation_pct"] == -1
+    with pytest.raises(ValueError):
+        steadiness.pool_space("cannot open 'tank': no such pool\n")
