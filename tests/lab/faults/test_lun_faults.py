@@ -115,21 +115,28 @@ def make_datastore(api: Api, vm: ApplianceVm, pool: str, spec: dict[str, Any], t
     return f"/{pool}/vdi"
 
 
+def start_scrub(api: Api, pool: str) -> int:
+    """Start a scrub; its start time. A clear that resumes a pool starts a resilver of what the LUN
+    missed, and zpool refuses to scrub meanwhile (409). The resilver may begin after a status read said
+    none ran (and pool reads are shared for 2 s), so the refusal itself is what is waited out."""
+
+    def accepted() -> dict[str, Any] | None:
+        status, body = api.raw("POST", f"/api/storage/pools/{pool}/scrub")
+        if status == 202:
+            return dict(body)
+        assert status == 409 and "resilvering" in body.get("detail", ""), (status, body)
+        return None
+
+    found: dict[str, Any] = api.wait(
+        f"a scrub of {pool} accepted (no resilver running)", accepted, timeout=600
+    )
+    return int(found["scan"]["start_time"])
+
+
 def scrub_until_clean(api: Api, pool: str, most: int = 2) -> int:
     """Scrub until the pool's error log is empty (OpenZFS keeps the last scrub's log too); how many ran."""
     for done in range(1, most + 1):
-        # A clear that resumes a pool starts a resilver of what the LUN missed; zpool refuses to scrub
-        # meanwhile (409 from the api).
-        api.wait(
-            f"no resilver running on {pool}",
-            lambda: (
-                (scan := api.call("GET", f"/api/storage/pools/{pool}")["scan"] or {}).get("state")
-                != "SCANNING"
-                or scan.get("function") != "RESILVER"
-            ),
-            timeout=600,
-        )
-        begun = api.call("POST", f"/api/storage/pools/{pool}/scrub", expect=202)["scan"]["start_time"]
+        begun = start_scrub(api, pool)
 
         def finished(begun: int = begun) -> dict[str, Any] | None:
             health: dict[str, Any] = api.call("GET", f"/api/storage/pools/{pool}")
@@ -279,10 +286,18 @@ def test_stripe_suspends_says_so_and_resumes_when_the_lun_returns(
     # block: the alert says so meanwhile, and clears once they find nothing.
     resumed_alerts = [a["key"] for a in api.alerts("spool")]
     scrubs = scrub_until_clean(api, "spool")
+    # The LUN's error counters may not be zero after the resume (once: 2 read errors, with the scrubs
+    # clean and the data intact); they and their alert stay until the admin clears the pool once it is
+    # sound, as the alert says. Anything else still alerting fails.
+    counted = [a["key"] for a in api.alerts("spool")]
+    assert all(k.startswith("pool/spool/device/") and k.endswith("/errors") for k in counted), counted
+    if counted:
+        api.call("POST", "/api/storage/pools/spool/clear")
     assert api.alerts("spool") == []
     print(
         f"stripe: resumed, ONLINE; the in-flight write finished after {outcome['seconds']:.0f} s; "
         f"{2 * FILE_MIB} MiB read back intact; alerts on resume {resumed_alerts}, none after {scrubs} scrub(s)"
+        + (f" and a clear of {', '.join(counted)}" if counted else "")
     )
     figures["stripe"] = {
         "fault": "read and write EIO on a stripe's only LUN, then healed",
@@ -292,6 +307,7 @@ def test_stripe_suspends_says_so_and_resumes_when_the_lun_returns(
         "alerts_on_resume": resumed_alerts,
         "inflight_write_blocked_while_suspended": blocked,
         "scrubs_to_clear": scrubs,
+        "device_errors_cleared_after_scrubs": counted,
         "bytes_verified": 2 * FILE_MIB << 20,
         "survived": True,
     }
