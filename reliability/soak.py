@@ -9,11 +9,13 @@ api's tuning (as an admin pins it). Then, all at once for ``--seconds``:
   (Poisson arrivals, 20 % reads, 4-8 KiB writes on hot spots) and logs every I/O's latency;
 - one FILE_SYNC writer (tools/nfswriter, as ESXi writes) logs every acknowledged write for the check;
 - wrk polls the api as admins' dashboards do (reliability/wrk_api.lua), with a bearer token;
-- the guest's memory, ARC and largest processes are sampled over SSH.
+- the guest's memory, ARC, CPU and largest processes are sampled over SSH, with the host's CPU and the
+  LUNs' counters (QMP) beside them.
 
 Figures: I/O errors, read and write latency per window and their drift (last third over first third,
 after a warm-up), memory outside the ARC and its growth, the api's p99 and errors, the sync writer's
-writes verified. Prints a table, writes JSON, exits 1 on any failure (reliability.steadiness.verdict).
+writes verified; and, to tell a drift's cause, the guest's and host's CPU, the SAN's writes and the
+pool's allocation and fragmentation in the first and last third. Prints a table, writes JSON, exits 1 on any failure (reliability.steadiness.verdict).
 """
 
 from __future__ import annotations

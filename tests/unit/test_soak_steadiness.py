@@ -8,6 +8,7 @@ import pytest
 
 from lab import console
 from reliability import steadiness
+from reliability.soak import third_rows
 
 MEMINFO = "MemTotal:        2000000 kB\nMemFree:          100000 kB\nMemAvailable:     800000 kB\n"
 ARCSTATS = "13 1 0x01 147 39984 1 2\nname  type  data\nhits  4  1000\nsize  4  {size}\nc_max  4  786432000\n"
@@ -247,3 +248,20 @@ def test_pool_space_reads_zpool_list_parsable_columns() -> None:
     assert steadiness.pool_space("8455716864\t1431306240\t-\t16\n")["fragmentation_pct"] == -1
     with pytest.raises(ValueError):
         steadiness.pool_space("cannot open 'tank': no such pool\n")
+
+
+def test_the_soak_table_shows_what_moved_between_the_thirds() -> None:
+    mib = 1 << 20
+    samples = [_sample(100, 10_000, 20_000, 100 * mib), _sample(200, 20_000, 40_000, 200 * mib)]
+    samples += [_sample(300, 34_000, 60_000, 350 * mib), _sample(400, 50_000, 80_000, 550 * mib)]
+    space = {
+        "start": steadiness.pool_space("8455716864\t1431306240\t2\t24\n"),
+        "end": steadiness.pool_space("8455716864\t2431306240\t67\t33\n"),
+    }
+    rows = {row[0]: row[1] for row in third_rows(steadiness.thirds(samples, 100, 400), space)}
+    assert rows["guest CPU busy first → last third (%)"] == "50.0 → 80.0"
+    assert rows["host CPU busy first → last third (%)"] == "100.0 → 100.0"
+    assert rows["SAN writes first → last third (MiB/s, /s)"] == "1.0 → 2.0, 8.0 → 16.0"
+    assert rows["pool allocated, fragmentation start → end"] == "24 → 33 %, 2 → 67 %"
+    # a pool the soak could not read (its error text) and a run too short for thirds add no row
+    assert third_rows({}, {"start": "cannot open 'tank'", "end": space["end"]}) == []
