@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,6 @@ from api.fleet import routes as fleet_routes
 from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
 from api.metrics import routes as metric_routes
-from api.metrics import sampler as metric_sampler
 from api.notify import checker as notify_checker
 from api.notify import routes as notify_routes
 from api.prometheus import routes as prometheus_routes
@@ -105,7 +102,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url=None,
         docs_url=None,
         redoc_url=None,
-        lifespan=_lifespan,  # samples storage counters and checks alerts while serving, on an appliance
+        lifespan=notify_checker.lifespan,  # checks alerts while serving (the sampler is a service of its own)
     )
     app.state.settings = settings
     app.state.sessionmaker = factory
@@ -160,12 +157,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     calibration_service.mark_interrupted(factory)  # a cut load is never rerun on its own
     app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
     return app
-
-
-@asynccontextmanager
-async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    async with metric_sampler.lifespan(app), notify_checker.lifespan(app):
-        yield
 
 
 def _serve_web(app: FastAPI, dist: Path) -> None:

@@ -8,6 +8,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import DeclarativeBase, Session, sessionmaker
 
@@ -31,13 +33,25 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the database to the newest schema (idempotent)."""
+def _config() -> Config:
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
+    return cfg
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database to the newest schema (idempotent)."""
+    cfg = _config()
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def at_head(engine: Engine) -> bool:
+    """Whether the database has the newest schema this code knows (the api migrates it as it starts)."""
+    head = ScriptDirectory.from_config(_config()).get_current_head()
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision() == head
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

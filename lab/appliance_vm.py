@@ -22,6 +22,7 @@ from lab import console
 from lab.process import CommandError, Daemon, free_port, run, spawn, wait_for_path
 from lab.qmp import Qmp, QmpError
 from lab.san import Lun
+from lab.tap import GUEST_NETWORK_FILE, TapLink
 
 # Guest ports forwarded from the host: SSH, HTTPS (api), NFS, portmapper, mountd (pinned in ganesha),
 # iSCSI (LIO's portal). NFSv4.1 needs 2049 only (no portmapper, no mountd: the mount is in the protocol).
@@ -61,6 +62,7 @@ class VmConfig:
     ``fresh`` makes a new OS overlay and new SSDs; otherwise they are kept from the last boot.
     ``tied``: qemu ends with this process (test fixtures), see :func:`lab.process.spawn`.
     ``reach_host``: the guest may send out through the host (restrict=off; see the module docstring).
+    ``tap``: a second NIC on a host tap device (lab.tap), plugged in by :meth:`ApplianceVm.open_tap`.
     """
 
     image: Path
@@ -76,6 +78,7 @@ class VmConfig:
     tied: bool = False
     host_ports: dict[str, int] = field(default_factory=dict)
     reach_host: bool = False
+    tap: TapLink | None = None
 
     def __post_init__(self) -> None:
         for name in GUEST_PORTS:
@@ -248,6 +251,26 @@ class ApplianceVm:
             None,
             f"no SSH within {timeout:.0f} s (last: {last}); console ends:\n{console.tail(self.console)}",
         )
+
+    def open_tap(self, timeout: float = 120.0) -> str:
+        """Plug the guest's tap NIC in, its address first (a runtime networkd file), and wait until it is
+        up; returns the guest's address. Needs SSH (the control path stays on user mode)."""
+        link = self.config.tap
+        if link is None:
+            raise ValueError("this VM has no tap link")
+        self.ssh(["mkdir", "-p", str(Path(GUEST_NETWORK_FILE).parent)])
+        self.ssh(["tee", GUEST_NETWORK_FILE], input_bytes=link.guest_network().encode())
+        self.ssh(["networkctl", "reload"])
+        with self.qmp() as qmp:
+            for command, arguments in link.hotplug():
+                qmp.execute(command, arguments)
+        address = str(link.guest.ip)
+        deadline = time.monotonic() + timeout
+        while address not in self.ssh(["ip", "-4", "-o", "address", "show"]):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the guest's tap NIC has no {address} after {timeout:.0f} s")
+            time.sleep(1)
+        return address
 
     def qmp(self) -> Qmp:
         """A QMP connection to this VM's qemu (close it when done)."""

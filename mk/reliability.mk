@@ -10,12 +10,15 @@
 #   .venv/bin/python -m reliability --report A.json B.json   one table over several runs' JSON
 #   make soak               SOAK_DESKTOPS simulated desktops (fio over NFS) for SOAK_SECONDS, a FILE_SYNC
 #                           writer, wrk on the api and the guest's memory sampled; prints the table,
-#                           writes var/reliability/soak.json (about 45 min; not in `make test`)
+#                           writes var/reliability/soak.json (about 45 min; not in `make test`). The
+#                           desktops and wrk reach the VM over a tap link (lab/tap.py), as over a NIC;
+#                           SOAK_NETWORK=user: through qemu's user-mode forwards (also when the host
+#                           cannot make a tap device, which the table then says)
 #
 # Boots the lab VM: run it under the lab lock (flock /tmp/arcvsa-lab.lock make reliability).
 
 # The writer (tools/nfswriter) is C against libnfs's RPC layer; sha256 from libcrypto.
-RELIABILITY_APT_PACKAGES := gcc libnfs-dev libssl-dev libnfs-utils wrk
+RELIABILITY_APT_PACKAGES := gcc libnfs-dev libssl-dev libnfs-utils wrk iproute2
 APT_PACKAGES += $(RELIABILITY_APT_PACKAGES)
 
 RELIABILITY_PYTHON ?= .venv/bin/python
@@ -48,7 +51,8 @@ reliability-smoke: image $(NFSWRITER)
 SOAK_DESKTOPS ?= 100
 SOAK_SECONDS ?= 1800
 SOAK_IOPS ?= 3
+SOAK_NETWORK ?= tap
 # The soak's fio is bench's (the Debian 13 tree with the nfs engine, made on first use; needs root).
 soak: image $(NFSWRITER)
 	$(RELIABILITY_PYTHON) -m reliability.soak --desktops $(SOAK_DESKTOPS) --seconds $(SOAK_SECONDS) \
-		--iops $(SOAK_IOPS)
+		--iops $(SOAK_IOPS) --network $(SOAK_NETWORK)

@@ -34,9 +34,10 @@ from typing import Any
 from lab import appliance_env
 from lab import console as vmconsole
 from lab.appliance_api import ApplianceApi
-from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
 from lab.process import CommandError, run
 from lab.san import San, make_luns
+from lab.tap import TapLink
 from reliability.ledger import Ledger, Verdict, read_ledger, verify
 from reliability.writer import Writer, WriterSpec, build, wait_acked
 
@@ -148,8 +149,9 @@ def say(text: str) -> None:
 class Lab:
     """The SAN, the VM and its api for one run; boots, cuts the power, reboots."""
 
-    def __init__(self, options: Options) -> None:
+    def __init__(self, options: Options, tap: TapLink | None = None) -> None:
         self.options = options
+        self.tap = tap  # the measured path over a tap link (lab.tap); else qemu's user-mode forwards
         self.dir = options.directory
         image, key = image_and_key()
         self.san = San(
@@ -167,16 +169,32 @@ class Lab:
                 memory_mib=options.memory_mib,
                 cdrom=iso,
                 tied=True,
+                tap=tap,
             )
         )
         self.api = ApiClient(self.vm)
         self.early_panics: list[str] = []
 
+    @property
+    def client(self) -> str:
+        """The host's address as the guest sees it on the measured path: an export's client list."""
+        return HOST if self.tap is None else str(self.tap.host.ip)
+
     def url(self, pool: PoolSpec, file: str = "") -> str:
-        """libnfs URL of the export (or a file in it) through the VM's forwards (no portmapper)."""
-        ports = self.vm.config.host_ports
+        """libnfs URL of the export (or a file in it) through the VM's forwards or its tap link (no
+        portmapper either way)."""
         path = f"{pool.path}/{file}" if file else pool.path
-        return f"nfs://127.0.0.1{path}?nfsport={ports['nfs']}&mountport={ports['mountd']}"
+        if self.tap is None:
+            address, ports = "127.0.0.1", self.vm.config.host_ports
+        else:
+            address, ports = str(self.tap.guest.ip), GUEST_PORTS
+        return f"nfs://{address}{path}?nfsport={ports['nfs']}&mountport={ports['mountd']}"
+
+    def api_url(self) -> str:
+        """The api's base URL on the measured path."""
+        if self.tap is None:
+            return f"https://127.0.0.1:{self.vm.config.host_ports['https']}"
+        return f"https://{self.tap.guest.ip}:{GUEST_PORTS['https']}"
 
     def start(self, timeout: float = 900) -> float:
         """Start qemu and wait for the api; returns seconds to api health.
@@ -192,6 +210,9 @@ class Lab:
                     self.vm.started_at, timeout, self.vm.check, self.vm.console
                 )
                 self.api.login()
+                if self.tap is not None:  # its address is runtime-only: given again after every boot
+                    self.vm.wait_ssh()
+                    self.vm.open_tap()
                 return seconds
             except vmconsole.GuestPanicked as err:
                 if "ZFS: Loaded module" in vmconsole.text(self.vm.console):

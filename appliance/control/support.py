@@ -31,6 +31,7 @@ DBGMSG = "/proc/spl/kstat/zfs/dbgmsg"
 UNITS = {
     "arcvsa-api": "arcvsa-api.service",
     "arcvsa-firstboot": "arcvsa-firstboot.service",
+    "arcvsa-metrics": "arcvsa-metrics.service",
     "arcvsa-upgrade": "arcvsa-upgrade.service",
     "chrony": "chrony.service",
     "rsyslog": "rsyslog.service",

@@ -153,6 +153,19 @@ def test_the_api_runs_in_its_own_slice_beside_system_slice(booted: BootedApplian
     assert vm.ssh(["cat", "/sys/fs/cgroup/system.slice/cpu.weight"]).strip() == "100"
 
 
+def test_the_metrics_sampler_is_a_service_beside_the_api(booted: BootedAppliance) -> None:
+    """Its tool runs never count against the api's quota: its own cgroup in the slice, at a fifth of the
+    api's weight, started with the api (which wants it) and stopped with it (PartOf)."""
+    vm = booted.vm
+    unit = "arcvsa-metrics.service"
+    assert vm.ssh(["systemctl", "is-active", unit]).strip() == "active"
+    pid = vm.ssh(["systemctl", "show", "--property=MainPID", "--value", unit]).strip()
+    assert vm.ssh(["cat", f"/proc/{pid}/cgroup"]).strip() == f"0::/arcvsa.slice/{unit}"
+    assert vm.ssh(["cat", f"/sys/fs/cgroup/arcvsa.slice/{unit}/cpu.weight"]).strip() == "20"
+    assert "api.metrics.sampler" in vm.ssh(["cat", f"/proc/{pid}/cmdline"]).replace("\0", " ")
+    assert unit in vm.ssh(["systemctl", "show", "--property=Wants", "--value", "arcvsa-api.service"])
+
+
 def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:
     versions = json.loads(appliance.ssh(["zfs", "version", "-j"]))
     userland = versions["zfs_version"]["userland"]

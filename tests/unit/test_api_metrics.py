@@ -1,9 +1,10 @@
-"""/api/storage/metrics on a real SQLite database seeded by the store; the sampler thread on the replay
-of what it read in the lab VM, started and stopped by the api's lifespan."""
+"""/api/storage/metrics on a real SQLite database seeded by the store; the sampler (a service of its own,
+not the api) on the replay of what it read in the lab VM."""
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -139,29 +140,63 @@ def test_a_stored_sample_is_parsed_once_and_each_database_reads_its_own(tmp_path
             assert store.latest(db, 1)[0] is again[-1]
 
 
-def test_no_sampler_off_an_appliance(tmp_path: Path) -> None:
-    with client_for(make_settings(tmp_path / "data")) as c:
-        assert c.app.state.metrics_sampler is None
-
-
 def _rows(client: TestClient) -> int:
     with client.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
         return int(db.scalar(select(func.count()).select_from(store.MetricSample)) or 0)
 
 
-def test_lifespan_samples_on_an_appliance_and_stops(tmp_path: Path) -> None:
+def test_the_api_itself_samples_nothing_on_an_appliance(tmp_path: Path) -> None:
     c = client_for(make_settings(tmp_path / "data", metrics_interval_seconds=1))
-    gw, files, runner = replay_log("metrics_series", tmp_path / "root")
+    gw, files, runner = replay_log("metrics_series", tmp_path / "root")  # arcstats present
     c.app.state.storage_gateway, c.app.state.storage_files = gw, files
     with c:
-        running = c.app.state.metrics_sampler
-        assert running is not None and running.running
-        deadline = time.monotonic() + 10
-        while _rows(c) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-    assert not running.running
-    assert _rows(c) >= 2  # passes of the recording, one per second
+        time.sleep(1.5)
+    assert _rows(c) == 0 and not runner.calls  # the sampler is a service of its own
+
+
+def test_the_service_samples_on_an_appliance_until_stopped(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data", metrics_interval_seconds=1)
+    c = client_for(settings)  # the api made and migrated the database
+    gw, files, runner = replay_log("metrics_series", tmp_path / "root")
+    stop = threading.Event()
+    codes: list[int] = []
+    service = threading.Thread(target=lambda: codes.append(sampler.serve(settings, gw, files, stop)))
+    service.start()
+    deadline = time.monotonic() + 10
+    while _rows(c) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    service.join(10)
+    assert not service.is_alive() and codes == [0]
+    assert _rows(c) >= 2  # passes of the recording, one per second, in the api's database
     assert runner.calls[0] == ["zpool", "list", "-j", "--json-int"]
+
+
+def test_the_service_waits_for_the_api_to_migrate_the_database(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path / "data", metrics_interval_seconds=1)
+    settings.data_dir.mkdir(parents=True)
+    gw, files, runner = replay_log("metrics_series", tmp_path / "root")
+    stop = threading.Event()
+    service = threading.Thread(target=sampler.serve, args=(settings, gw, files, stop))
+    service.start()  # first boot: no database yet
+    time.sleep(1.5)
+    assert service.is_alive() and not runner.calls  # waiting, not failing passes
+    c = client_for(settings)  # the api starts and migrates
+    deadline = time.monotonic() + 10
+    while _rows(c) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stop.set()
+    service.join(10)
+    assert _rows(c) >= 1 and not service.is_alive()
+
+
+def test_the_service_ends_at_once_off_an_appliance(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    settings = make_settings(tmp_path / "data")
+    c = client_for(settings)
+    gw, _, runner = replay_log("metrics_series", tmp_path / "root")
+    with caplog.at_level(logging.WARNING, logger="api.metrics.sampler"):
+        assert sampler.serve(settings, gw, LocalFiles(tmp_path / "empty"), threading.Event()) == 0
+    assert "not an appliance" in caplog.text and _rows(c) == 0 and not runner.calls
 
 
 def test_a_failing_pass_is_logged_and_sampling_goes_on(

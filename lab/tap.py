@@ -1,0 +1,93 @@
+"""A tap link from the host to a lab VM: the path a real NIC gives an appliance.
+
+The lab's VMs talk to the host through qemu's user-mode network (slirp), a TCP/IP stack of its own run
+in qemu's one main loop; under the soak's 100 desktops it put about two thirds of the api's p99 on the
+path, not on the appliance (reliability/README.md, step 8). A tap device is a plain Ethernet link: the
+guest's second NIC, on a documentation network (RFC 5737 TEST-NET-2) the host answers on. The guest's
+control path (SSH, the forwards) stays on user mode; what a run measures can go over the tap.
+
+It needs /dev/net/tun and CAP_NET_ADMIN; :func:`open_link` raises :class:`TapUnavailable` saying which.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from dataclasses import dataclass
+
+from lab.process import CommandError, run
+
+NETWORK = ipaddress.IPv4Network("198.51.100.0/24")
+# A locally administered MAC, so the guest finds the link's NIC by it (interface names depend on slots).
+GUEST_MAC = "52:54:00:a5:c6:02"
+# networkd applies the first .network file (by name, over /etc, /run and /usr/lib) that matches a link:
+# 05- sorts before the image's and first boot's files, which ask for DHCP on every Ethernet port.
+GUEST_NETWORK_FILE = "/run/systemd/network/05-arcvsa-lab-tap.network"
+
+
+class TapUnavailable(RuntimeError):
+    """The host cannot make a tap device (no /dev/net/tun, or no CAP_NET_ADMIN)."""
+
+
+@dataclass(frozen=True)
+class TapLink:
+    """The host's tap device and the two ends' addresses."""
+
+    ifname: str
+    host: ipaddress.IPv4Interface
+    guest: ipaddress.IPv4Interface
+    mac: str = GUEST_MAC
+
+    def hotplug(self) -> list[tuple[str, dict[str, object]]]:
+        """The QMP commands that plug the guest's second NIC into this device once the guest runs.
+
+        Plugged after boot, not on qemu's command line: a NIC present at boot gets the image's DHCP, no
+        lease comes on this link, and the boot waits for the network to be online (up to 2 min) with the
+        user-mode NIC's forwards refusing meanwhile. qemu configures nothing on the host (no scripts).
+        """
+        return [
+            ("netdev_add", {"type": "tap", "id": "net-tap", "ifname": self.ifname, "script": "no", "downscript": "no"}),
+            ("device_add", {"driver": "virtio-net-pci", "id": "nic-tap", "netdev": "net-tap", "mac": self.mac, "romfile": ""}),
+        ]  # fmt: skip
+
+    def guest_network(self) -> str:
+        """The guest's runtime networkd file for its end (in /run: gone at the next boot)."""
+        return (
+            "# The lab's tap link (lab/tap.py); runtime only.\n"
+            f"[Match]\nMACAddress={self.mac}\n\n"
+            f"[Network]\nAddress={self.guest.with_prefixlen}\nLinkLocalAddressing=no\nIPv6AcceptRA=no\n"
+        )
+
+
+def default_name() -> str:
+    """One device per lab process (names are at most 15 characters)."""
+    return f"arcvsa{os.getpid() % 1_000_000}"
+
+
+def open_link(ifname: str | None = None) -> TapLink:
+    """Create the tap device with the host's address, up; the guest end is configured once it boots."""
+    hosts = NETWORK.hosts()
+    host, guest = next(hosts), next(hosts)
+    link = TapLink(
+        ifname or default_name(),
+        ipaddress.IPv4Interface(f"{host}/{NETWORK.prefixlen}"),
+        ipaddress.IPv4Interface(f"{guest}/{NETWORK.prefixlen}"),
+    )
+    if not os.path.exists("/dev/net/tun"):
+        raise TapUnavailable("no /dev/net/tun on this host")
+    try:
+        run(["ip", "tuntap", "add", "dev", link.ifname, "mode", "tap"], timeout=30)
+    except CommandError as err:
+        raise TapUnavailable(f"cannot create a tap device: {err.stderr.strip()}") from err
+    try:
+        run(["ip", "address", "add", link.host.with_prefixlen, "dev", link.ifname], timeout=30)
+        run(["ip", "link", "set", "dev", link.ifname, "up"], timeout=30)
+    except CommandError:
+        close_link(link)
+        raise
+    return link
+
+
+def close_link(link: TapLink) -> None:
+    """Delete the host's device (its address and route go with it)."""
+    run(["ip", "tuntap", "del", "dev", link.ifname, "mode", "tap"], timeout=30)

@@ -1,0 +1,82 @@
+"""The lab's tap link (lab.tap): its two ends, the guest's NIC and file, the host's device for real, and the
+soak's choice of path."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
+
+from lab import tap
+from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
+from lab.process import CommandError, run
+from reliability import soak
+from reliability.powercut import HOST, Lab, PoolSpec
+
+LINK = tap.TapLink(
+    "arcvsatest", ipaddress.IPv4Interface("198.51.100.1/24"), ipaddress.IPv4Interface("198.51.100.2/24")
+)
+
+
+def test_the_link_is_on_a_documentation_network_apart_from_user_mode() -> None:
+    user_mode = ipaddress.IPv4Network("10.0.2.0/24")
+    assert not tap.NETWORK.overlaps(user_mode) and ipaddress.IPv4Address(HOST) in user_mode
+    assert tap.NETWORK.is_private  # RFC 5737: never routed, never a real customer's network
+    assert len(tap.default_name()) <= 15  # the kernel's IFNAMSIZ - 1
+
+
+def test_the_guest_nic_is_plugged_in_after_boot_and_found_by_mac(tmp_path: Path) -> None:
+    config = VmConfig(Path("/img.qcow2"), tmp_path, tmp_path / "san.sock", [], tmp_path / "key", tap=LINK)
+    assert "tap" not in " ".join(ApplianceVm(config).argv())  # the boot is the same as without it
+    (netdev, backend), (device, nic) = LINK.hotplug()
+    assert (netdev, backend["type"], backend["ifname"]) == ("netdev_add", "tap", "arcvsatest")
+    assert (backend["script"], backend["downscript"]) == ("no", "no")  # nothing run on the host
+    assert (device, nic["netdev"], nic["mac"]) == ("device_add", backend["id"], tap.GUEST_MAC)
+    text = LINK.guest_network()
+    assert f"MACAddress={tap.GUEST_MAC}" in text and "Address=198.51.100.2/24" in text
+    assert "DHCP" not in text  # a static end: the host runs no DHCP server
+    assert Path(tap.GUEST_NETWORK_FILE).name < "10-arcvsa.network" < "80-arcvsa-dhcp.network"
+
+
+def test_the_measured_path_is_the_tap_link_when_there_is_one() -> None:
+    vm = SimpleNamespace(config=SimpleNamespace(host_ports={"nfs": 40001, "mountd": 40002, "https": 40003}))
+    pool = PoolSpec("tank", "/dev/x", True)
+    user = cast(Lab, SimpleNamespace(tap=None, vm=vm))
+    assert Lab.url(user, pool, "f") == "nfs://127.0.0.1/tank/rel/f?nfsport=40001&mountport=40002"
+    assert Lab.api_url(user) == "https://127.0.0.1:40003"
+    assert Lab.client.fget(user) == HOST  # type: ignore[attr-defined]
+    linked = cast(Lab, SimpleNamespace(tap=LINK, vm=vm))
+    assert Lab.url(linked, pool) == (
+        f"nfs://198.51.100.2/tank/rel?nfsport={GUEST_PORTS['nfs']}&mountport={GUEST_PORTS['mountd']}"
+    )
+    assert Lab.api_url(linked) == "https://198.51.100.2:443"
+    assert Lab.client.fget(linked) == "198.51.100.1"  # type: ignore[attr-defined]
+
+
+def test_a_host_without_tap_falls_back_to_user_mode_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert soak.measured_path("user") == (None, "user")
+
+    def refuse(ifname: str | None = None) -> tap.TapLink:
+        raise tap.TapUnavailable("no /dev/net/tun on this host")
+
+    monkeypatch.setattr(tap, "open_link", refuse)
+    assert soak.measured_path("tap") == (None, "user (no /dev/net/tun on this host)")
+
+
+def test_a_tap_device_is_made_and_removed_for_real() -> None:
+    try:
+        link = tap.open_link("arcvsaunit0")
+    except tap.TapUnavailable as err:
+        pytest.skip(f"this host makes no tap devices: {err}")
+    try:
+        shown = run(["ip", "-o", "-4", "address", "show", "dev", link.ifname], timeout=30)
+        assert "198.51.100.1/24" in shown
+        with pytest.raises(tap.TapUnavailable):
+            tap.open_link("arcvsaunit0")  # the name is taken: said plainly, and the first is untouched
+    finally:
+        tap.close_link(link)
+    with pytest.raises(CommandError):
+        run(["ip", "link", "show", "dev", link.ifname], timeout=30)  # gone
