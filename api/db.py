@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,11 +48,16 @@ def migrate(engine: Engine) -> None:
         command.upgrade(cfg, "head")
 
 
+@functools.cache
+def _head() -> str | None:
+    """The newest revision among the migrations (read once: the sampler asks every second at first boot)."""
+    return ScriptDirectory.from_config(_config()).get_current_head()
+
+
 def at_head(engine: Engine) -> bool:
     """Whether the database has the newest schema this code knows (the api migrates it as it starts)."""
-    head = ScriptDirectory.from_config(_config()).get_current_head()
     with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision() == head
+        return MigrationContext.configure(conn).get_current_revision() == _head()
 
 
 def session_factory(engine: Engine) -> sessionmaker[Session]:

@@ -19,7 +19,8 @@ qemu's main loop took about two thirds of the api's p99 under this load. The tab
 Figures: I/O errors, read and write latency per window and their drift (last third over first third,
 after a warm-up), memory outside the ARC and its growth, the api's p99 and errors, the sync writer's
 writes verified; and, to tell a drift's cause, the guest's and host's CPU, the SAN's writes and the
-pool's allocation and fragmentation in the first and last third. Prints a table, writes JSON, exits 1 on any failure (reliability.steadiness.verdict).
+pool's allocation and fragmentation in the first and last third. Prints a table, writes JSON, exits 1
+on any failure (reliability.steadiness.verdict).
 """
 
 from __future__ import annotations
