@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -81,11 +81,13 @@ def test_stop_ends_the_process_frees_the_port_and_removes_the_files() -> None:
     sim.stop()  # idempotent
 
 
-def test_a_failed_start_leaves_nothing_behind(tmp_path: Path) -> None:
-    before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("arcvsa-vcsim-*"))
+def test_a_failed_start_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its own temporary folder: other workers' vcsims come and go in /tmp meanwhile (a glob of /tmp
+    # before and after once saw one of theirs appear and another go).
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with pytest.raises(VcsimError, match="exited"):
         Vcsim(binary=shutil.which("false") or "/bin/false", start_timeout=5).start()
-    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("arcvsa-vcsim-*")) == before
+    assert list(tmp_path.glob("arcvsa-vcsim-*")) == []
 
 
 def test_vcsim_exits_when_its_parent_dies_without_cleaning_up() -> None:
