@@ -42,8 +42,9 @@ from api.tuning import routes as tuning_routes
 from api.upgrades import routes as upgrade_routes
 from api.users import routes as user_routes
 from api.vcenters import routes as vcenter_routes
+from appliance.control.cgroup import Leaf
 from appliance.control.files import LocalFiles
-from appliance.control.gateway import Gateway
+from appliance.control.gateway import Gateway, SubprocessRunner
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -83,7 +84,8 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, refreshes: Leaf | None = None) -> FastAPI:
+    """The api; ``refreshes`` is the cgroup background reads run their tools in (api.__main__)."""
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = db.make_engine(settings.database_url)
@@ -110,7 +112,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
     # The one way to the storage tools (zpool, zfs, ...); tests replace it with recorded outputs.
     app.state.storage_gateway = Gateway(
-        reads_fresh_for=settings.reads_fresh_for, reads_stale_for=settings.reads_stale_for
+        SubprocessRunner(refreshes),
+        reads_fresh_for=settings.reads_fresh_for,
+        reads_stale_for=settings.reads_stale_for,
     )
     app.state.storage_files = LocalFiles(Path("/"))
     app.state.jobs = deployment_service.job_runner(app.state)

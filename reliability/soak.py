@@ -17,10 +17,10 @@ host that cannot make a tap device) sends them through qemu's user-mode forwards
 qemu's main loop took about two thirds of the api's p99 under this load. The table names the path.
 
 Figures: I/O errors, read and write latency per window and their drift (last third over first third,
-after a warm-up), memory outside the ARC and its growth, the api's p99 and errors, the sync writer's
-writes verified; and, to tell a drift's cause, the guest's and host's CPU, the SAN's writes and the
-pool's allocation and fragmentation in the first and last third. Prints a table, writes JSON, exits 1
-on any failure (reliability.steadiness.verdict).
+after a warm-up), memory outside the ARC and its growth, the api's p99 and errors (and how often its
+CPU quota throttled it), the sync writer's writes verified; and, to tell a drift's cause, the guest's
+and host's CPU, the SAN's writes and the pool's allocation and fragmentation in the first and last
+third. Prints a table, writes JSON, exits 1 on any failure (reliability.steadiness.verdict).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench import job, toolchain
 from bench.workload import Phase
@@ -51,6 +51,7 @@ from reliability.writer import Writer, WriterSpec, build
 
 REPO = Path(__file__).resolve().parents[1]
 WRK_SCRIPT = Path(__file__).resolve().parent / "wrk_api.lua"
+Network = Literal["tap", "user"]  # the measured path: a tap link (lab.tap) or qemu's forwards
 # What a dashboard polls: health, pools (zpool under the hood), I/O summary, alerts, exports, the appliance.
 API_PATHS = (
     "/api/health",
@@ -82,7 +83,7 @@ class SoakOptions:
     delta_mib: int = 16
     sample_seconds: float = 30.0
     keep: bool = False
-    network: str = "tap"  # the desktops' NFS and wrk's requests: "tap" (lab.tap) or "user" (qemu's forwards)
+    network: Network = "tap"  # the path of the desktops' NFS and wrk's requests
 
     @property
     def warmup_s(self) -> float:
@@ -326,7 +327,7 @@ def execute(options: SoakOptions) -> dict[str, Any]:
     return figures
 
 
-def measured_path(asked: str) -> tuple[tap.TapLink | None, str]:
+def measured_path(asked: Network) -> tuple[tap.TapLink | None, str]:
     """The tap link when asked for and the host can make one; else qemu's user-mode forwards, saying why
     (the JSON's ``network`` names the path the figures were measured on)."""
     if asked == "user":
@@ -358,6 +359,7 @@ def soak(
     wrks = ApiLoad(lab, options, options.seconds, "soak")
     say(f"soak: {options.desktops} desktops x {options.iops_per_desktop} IOPS for {options.seconds} s")
     out["pool_space"] = {"start": space(lab)}
+    quota_start, started = api_cpu_stat(lab), time.monotonic()
     try:
         result = chain.run_fio(jobfile, timeout=options.seconds + 900, abort=watch.dead)
         out["io_errors"] = sum(int(j.get("error", 0)) for j in result.get("jobs", []))
@@ -378,6 +380,9 @@ def soak(
     if console.is_file():  # a soak once hung 15 min on fio after the guest's kernel had panicked
         out["guest_panic"] = vmconsole.panic(vmconsole.text(console))
     out["pool_space"]["end"] = space(lab)
+    quota_end = api_cpu_stat(lab)
+    if quota_start and quota_end:
+        out["api_quota"] = steadiness.quota_use(quota_start, quota_end, time.monotonic() - started)
     out["sync_writer"] = sync_verdict(lab, spec, options.sync_writes_per_s)
     out["memory_samples"] = sampler.samples
     out["memory_sample_failures"] = sampler.failures
@@ -409,6 +414,16 @@ def space(lab: Lab) -> dict[str, int] | str:
         return steadiness.pool_space(lab.vm.ssh(argv, timeout=120))
     except (CommandError, ValueError) as exc:
         return str(exc)[:200]
+
+
+def api_cpu_stat(lab: Lab) -> str:
+    """The api's cgroup ``cpu.stat`` (its CPU and how often its quota throttled it), or "" if unreadable."""
+    try:
+        unit = ["systemctl", "show", "-p", "ControlGroup", "--value", "arcvsa-api.service"]
+        group = lab.vm.ssh(unit, timeout=60).strip()
+        return lab.vm.ssh(["cat", f"/sys/fs/cgroup{group}/cpu.stat"], timeout=60) if group else ""
+    except CommandError:
+        return ""
 
 
 def sync_verdict(lab: Lab, spec: WriterSpec, writes_per_s: int) -> dict[str, Any]:
@@ -506,6 +521,11 @@ def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, lis
         rows.append(["api worst path p99 (ms)", str(api["p99_ms"]), f"< {limits.api_p99_ms}"])
     if isinstance(idle, dict):
         rows.append(["api worst path p99, idle appliance (ms)", str(idle["p99_ms"]), ""])
+    quota = figures.get("api_quota")
+    if quota:
+        used = f"{quota['cpu_pct_of_one']} % of one vCPU; throttled in {quota['throttled']} of {quota['periods']}"
+        waited = f" periods, {quota['throttled_s']} s ({quota['throttled_ms_each']} ms each)"
+        rows.append(["api CPU, its quota's throttling", used + waited, ""])
     sync = figures.get("sync_writer", {})
     rows.append(
         ["FILE_SYNC writes verified / lost", f"{sync.get('acked', 0)} / {sync.get('lost', '?')}", "0 lost"]

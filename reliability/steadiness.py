@@ -96,7 +96,8 @@ def drift(samples: list[tuple[float, float]], warmup_s: float, end_s: float) -> 
 
 
 def parse_keyed(text: str) -> dict[str, int]:
-    """``/proc/meminfo`` (kB → bytes) and ``arcstats`` (name, type, bytes) lines as one dict."""
+    """``/proc/meminfo`` (kB → bytes), ``arcstats`` (name, type, bytes) and ``cpu.stat`` (name, count)
+    lines as one dict."""
     out: dict[str, int] = {}
     for line in text.splitlines():
         fields = line.replace(":", " ").split()
@@ -104,6 +105,8 @@ def parse_keyed(text: str) -> dict[str, int]:
             out[fields[0]] = int(fields[1]) * 1024
         elif len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
             out[fields[0]] = int(fields[2])
+        elif len(fields) == 2 and fields[1].isdigit():
+            out[fields[0]] = int(fields[1])
     return out
 
 
@@ -225,6 +228,22 @@ def pool_space(zpool_list: str) -> dict[str, int]:
         "allocated": int(allocated),
         "fragmentation_pct": int(fragmentation) if fragmentation.isdigit() else -1,
         "capacity_pct": int(capacity),
+    }
+
+
+def quota_use(before: str, after: str, seconds: float) -> dict[str, Any]:
+    """What a cgroup's ``cpu.stat`` says between two reads: CPU used and how often its quota throttled it."""
+    a, b = parse_keyed(before), parse_keyed(after)
+    used, periods = b["usage_usec"] - a["usage_usec"], b.get("nr_periods", 0) - a.get("nr_periods", 0)
+    throttled = b.get("nr_throttled", 0) - a.get("nr_throttled", 0)
+    waited = b.get("throttled_usec", 0) - a.get("throttled_usec", 0)
+    return {
+        "cpu_s": round(used / 1e6, 1),
+        "cpu_pct_of_one": round(100 * used / 1e6 / seconds, 1) if seconds > 0 else 0.0,
+        "periods": periods,
+        "throttled": throttled,
+        "throttled_s": round(waited / 1e6, 1),
+        "throttled_ms_each": round(waited / 1e3 / throttled, 1) if throttled else 0.0,
     }
 
 

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from appliance.control.cgroup import Leaf
 from appliance.control.errors import CommandFailed, CommandTimeout, ControlError, ToolMissing
-from appliance.control.readcache import ReadCache
+from appliance.control.readcache import ReadCache, refreshing
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -38,7 +39,14 @@ class Runner(Protocol):
 
 
 class SubprocessRunner:
-    """Runs argv on this machine in its own session, so a timeout can kill the whole group."""
+    """Runs argv on this machine in its own session, so a timeout can kill the whole group.
+
+    With ``refreshes``, a command run by a background refresh of shared reads moves to that cgroup as it
+    starts (appliance.control.cgroup: its CPU then leaves the api's own quota alone).
+    """
+
+    def __init__(self, refreshes: Leaf | None = None) -> None:
+        self.refreshes = refreshes
 
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         """See :class:`Runner`."""
@@ -54,6 +62,8 @@ class SubprocessRunner:
             )
         except FileNotFoundError:
             raise ToolMissing(f"{argv[0]} is not installed on this machine") from None
+        if self.refreshes is not None and refreshing():
+            self.refreshes.adopt(proc.pid)
         try:
             stdout, stderr = proc.communicate(input=input_text, timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -36,8 +36,20 @@ class _Entry:
     refreshing: bool = False  # a background read of this stale answer is running
 
 
+_refresh = threading.local()
+
+
+def refreshing() -> bool:
+    """Whether this thread is a background refresh (the gateway runs its tools in a cgroup of their own)."""
+    return getattr(_refresh, "on", False)
+
+
 def _in_background(work: Callable[[], None]) -> None:
-    threading.Thread(target=work, name="readcache-refresh", daemon=True).start()
+    def marked() -> None:
+        _refresh.on = True
+        work()
+
+    threading.Thread(target=marked, name="readcache-refresh", daemon=True).start()
 
 
 class ReadCache:

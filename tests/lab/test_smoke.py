@@ -139,18 +139,33 @@ def test_the_image_ships_the_ganesha_config_the_api_writes(booted: BootedApplian
 
 def test_the_api_runs_in_its_own_slice_beside_system_slice(booted: BootedAppliance) -> None:
     """arcvsa.slice outweighs the kernel's ZFS threads (nice -20, root cgroup) so the admin's pages answer
-    under load; the api's quota leaves the data path (ganesha, in system.slice) the other CPUs."""
+    under load; the api's quota leaves the data path (ganesha, in system.slice) the rest of the CPUs. The
+    api splits its delegated cgroup: the server at one CPU, its background reads' tools at 0.3."""
     vm = booted.vm
+    unit = "/sys/fs/cgroup/arcvsa.slice/arcvsa-api.service"
     pid = vm.ssh(["systemctl", "show", "--property=MainPID", "--value", "arcvsa-api.service"]).strip()
-    assert vm.ssh(["cat", f"/proc/{pid}/cgroup"]).strip() == "0::/arcvsa.slice/arcvsa-api.service"
+    assert vm.ssh(["cat", f"/proc/{pid}/cgroup"]).strip() == "0::/arcvsa.slice/arcvsa-api.service/server"
     assert vm.ssh(["cat", "/sys/fs/cgroup/arcvsa.slice/cpu.weight"]).strip() == "10000"
-    assert vm.ssh(["cat", "/sys/fs/cgroup/arcvsa.slice/arcvsa-api.service/cpu.max"]).split() == [
-        "100000",
-        "100000",
-    ]
+    assert vm.ssh(["cat", f"{unit}/cpu.max"]).split() == ["130000", "100000"]
+    assert vm.ssh(["cat", f"{unit}/server/cpu.max"]).split() == ["100000", "100000"]
+    assert vm.ssh(["cat", f"{unit}/reads/cpu.max"]).split() == ["30000", "100000"]
+    assert vm.ssh(["cat", f"{unit}/reads/cpu.weight"]).strip() == "10"
+
     ganesha = vm.ssh(["systemctl", "show", "--property=ControlGroup", "--value", "nfs-ganesha.service"])
     assert ganesha.strip() == "/system.slice/nfs-ganesha.service"
     assert vm.ssh(["cat", "/sys/fs/cgroup/system.slice/cpu.weight"]).strip() == "100"
+
+    # A page read again past its 2 s is refreshed in the background: that zpool runs in the reads' leaf.
+    def used() -> int:
+        first = vm.ssh(["cat", f"{unit}/reads/cpu.stat"]).split()  # "usage_usec N" comes first
+        return int(first[first.index("usage_usec") + 1])
+
+    token, before = booted.api.token("admin", booted.properties["admin_password"]), used()
+    deadline = time.monotonic() + 60
+    while used() == before:
+        assert time.monotonic() < deadline, "no background read ran in the reads' leaf"
+        assert booted.api.request("GET", "/api/storage/pools", token=token)[0] == 200
+        time.sleep(2.5)
 
 
 def test_the_metrics_sampler_is_a_service_beside_the_api(booted: BootedAppliance) -> None:

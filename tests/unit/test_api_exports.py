@@ -185,7 +185,7 @@ def test_api_start_on_an_appliance_without_tools_logs_and_serves(
     settings.etc_dir.mkdir(parents=True)
     settings.build_manifest.write_text("{}")
     runner = MissingTools()
-    monkeypatch.setattr("api.app.Gateway", lambda **kw: Gateway(runner, **kw))
+    monkeypatch.setattr("api.app.Gateway", lambda _subprocesses, **kw: Gateway(runner, **kw))
     monkeypatch.setattr("api.app.LocalFiles", lambda root: LocalFiles(tmp_path / "root"))
     with caplog.at_level(logging.INFO, logger="api.exports.service"):
         client = client_for(settings)

@@ -265,3 +265,26 @@ def test_the_soak_table_shows_what_moved_between_the_thirds() -> None:
     assert rows["pool allocated, fragmentation start → end"] == "24 → 33 %, 2 → 67 %"
     # a pool the soak could not read (its error text) and a run too short for thirds add no row
     assert third_rows({}, {"start": "cannot open 'tank'", "end": space["end"]}) == []
+
+
+def test_quota_use_reads_cpu_stat_between_two_reads() -> None:
+    # /sys/fs/cgroup/arcvsa.slice/arcvsa-api.service/cpu.stat of a lab VM, 30 s apart
+    before = (
+        "usage_usec 91000000\nuser_usec 60000000\nsystem_usec 31000000\n"
+        "nr_periods 1000\nnr_throttled 100\nthrottled_usec 5000000\n"
+    )
+    after = (
+        "usage_usec 106000000\nuser_usec 70000000\nsystem_usec 36000000\n"
+        "nr_periods 1300\nnr_throttled 160\nthrottled_usec 8000000\n"
+    )
+    assert steadiness.quota_use(before, after, 30.0) == {
+        "cpu_s": 15.0,
+        "cpu_pct_of_one": 50.0,
+        "periods": 300,
+        "throttled": 60,
+        "throttled_s": 3.0,
+        "throttled_ms_each": 50.0,
+    }
+    # without a quota the kernel counts no periods: nothing throttled, no division by zero
+    bare = "usage_usec 1000000\nuser_usec 600000\nsystem_usec 400000\n"
+    assert steadiness.quota_use(bare, bare.replace("1000000", "4000000", 1), 3.0)["throttled_ms_each"] == 0.0
