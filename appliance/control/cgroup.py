@@ -10,7 +10,6 @@ together (arcvsa-api.service delegates its cgroup for this).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 from dataclasses import dataclass
@@ -34,9 +33,15 @@ class Leaf:
     path: Path
 
     def adopt(self, pid: int) -> None:
-        """Move ``pid`` here; one that has already ended is left be."""
-        with contextlib.suppress(ProcessLookupError):
+        """Move ``pid`` here. It never fails the command it is given (which is running by now and must
+        still be waited for): one that has already ended is left be, one the kernel refuses stays where
+        it started, logged."""
+        try:
             (self.path / "cgroup.procs").write_text(f"{pid}\n", encoding="ascii")
+        except ProcessLookupError:
+            pass
+        except OSError as err:
+            log.warning("process %d stays in the api's own cgroup: %s", pid, err)
 
 
 def own_cgroup(proc_cgroup: str) -> str:

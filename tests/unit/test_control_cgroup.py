@@ -8,6 +8,7 @@ Leaf that records what it is given, on real commands.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import time
 from dataclasses import dataclass, field
@@ -101,15 +102,35 @@ def test_only_a_background_refresh_runs_its_tools_in_the_reads_leaf() -> None:
     assert len(leaf.pids) == 1
 
 
-def test_adopting_a_process_that_has_ended_is_no_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_adopting_never_fails_the_command_it_is_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     leaf = cgroup.Leaf(tmp_path)
     leaf.adopt(os.getpid())
     assert (tmp_path / "cgroup.procs").read_text() == f"{os.getpid()}\n"
+    # a leaf the kernel refuses (here a cgroup.procs that cannot be written): logged, the process stays
+    gone = cgroup.Leaf(tmp_path / "removed")
+    with caplog.at_level(logging.WARNING, logger="arcvsa.cgroup"):
+        gone.adopt(os.getpid())
+    assert f"process {os.getpid()} stays in the api's own cgroup" in caplog.text
 
     def ended(*_args: object, **_kwargs: object) -> int:
         raise ProcessLookupError(errno.ESRCH, "No such process")  # the kernel's answer for an ended pid
 
+    caplog.clear()
     monkeypatch.setattr(Path, "write_text", ended)
     leaf.adopt(2**22)
+    assert caplog.text == ""  # an ended process is no news
+
+
+def test_a_refused_placement_still_returns_the_commands_answer(tmp_path: Path) -> None:
+    gw = Gateway(
+        SubprocessRunner(cgroup.Leaf(tmp_path / "removed")), reads_fresh_for=0.05, reads_stale_for=60
+    )
+    assert gw.reads.get("k", lambda: gw.query(["echo", "hi"]).stdout) == "hi\n"
+    time.sleep(0.1)
+    gw.reads.get("k", lambda: gw.query(["echo", "again"]).stdout)  # stale: refreshed in the background
+    deadline = time.monotonic() + 10
+    while gw.reads.get("k", lambda: "unreachable") != "again\n":
+        assert time.monotonic() < deadline, "the background refresh never answered"
+        time.sleep(0.02)
