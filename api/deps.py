@@ -15,6 +15,7 @@ from fastapi import Depends, Request
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from api.auth import service
 from api.errors import CsrfRejected, InvalidInput, NotAuthenticated
@@ -46,17 +47,37 @@ Db = Annotated[Session, Depends(get_db)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 
 
-def require_principal(
+async def require_principal(
     request: Request,
     db: Db,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
 ) -> service.Principal:
-    token, by_cookie = (bearer.credentials, False) if bearer else (request.cookies.get(SESSION_COOKIE), True)
-    principal = service.resolve(db, token, by_cookie=by_cookie) if token else None
+    """The caller, on the event loop when its session is cached (every request after its first), else
+    looked up on a worker thread."""
+    token, by_cookie = _credentials(request, bearer)
+    principal = service.resolve_cached(db, token, by_cookie=by_cookie) if token else None
+    if principal is None and token:
+        principal = await run_in_threadpool(service.resolve, db, token, by_cookie=by_cookie)
+    return _checked(request, principal)
+
+
+def principal_of(
+    request: Request, db: Session, bearer: HTTPAuthorizationCredentials | None
+) -> service.Principal:
+    """``require_principal`` for a caller already on a worker thread (api.prometheus.auth)."""
+    token, by_cookie = _credentials(request, bearer)
+    return _checked(request, service.resolve(db, token, by_cookie=by_cookie) if token else None)
+
+
+def _credentials(request: Request, bearer: HTTPAuthorizationCredentials | None) -> tuple[str | None, bool]:
+    return (bearer.credentials, False) if bearer else (request.cookies.get(SESSION_COOKIE), True)
+
+
+def _checked(request: Request, principal: service.Principal | None) -> service.Principal:
     if principal is None:
         raise NotAuthenticated("Log in first")
     # A cookie rides along on cross-site requests; a bearer token does not. Double-submit check.
-    if by_cookie and request.method not in SAFE_METHODS:
+    if principal.by_cookie and request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")
         if not hmac.compare_digest(sent, principal.csrf_token):
             raise CsrfRejected(f"Missing or wrong {CSRF_HEADER} header")

@@ -7,6 +7,7 @@ from fastapi import APIRouter, Request
 from api.alerts import service
 from api.alerts.schemas import Alert
 from api.deps import AppSettings
+from api.inline import answer
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
 
@@ -14,7 +15,7 @@ router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 
 
 @router.get("", responses=REFUSED)
-def list_alerts(request: Request, gw: Gw, files: Fs, settings: AppSettings) -> list[Alert]:
+async def list_alerts(request: Request, gw: Gw, files: Fs, settings: AppSettings) -> list[Alert]:
     """Every alert now, critical first; empty when all is well."""
     factory = request.app.state.sessionmaker
-    return service.shared(gw, factory, settings.data_dir, settings=settings, files=files)
+    return await answer(service.shared, gw, factory, settings.data_dir, settings=settings, files=files)

@@ -7,11 +7,12 @@ from fastapi import APIRouter
 from api.appliance import service
 from api.appliance.schemas import ApplianceInfo
 from api.deps import AppSettings
+from api.inline import answer
 
 router = APIRouter(prefix="/api/appliance", tags=["appliance"])
 
 
 @router.get("")
-def appliance(settings: AppSettings) -> ApplianceInfo:
+async def appliance(settings: AppSettings) -> ApplianceInfo:
     """Build manifest, role, NFS backend and the first-boot report (refused properties included)."""
-    return service.info(settings)
+    return await answer(service.info, settings)

@@ -101,6 +101,17 @@ def resolve(db: Session, token: str, *, by_cookie: bool) -> Principal | None:
         if row is None:
             return None
         principals.cache.put(bind, sha, generation, row)
+    return _principal(row, by_cookie)
+
+
+def resolve_cached(db: Session, token: str, *, by_cookie: bool) -> Principal | None:
+    """``resolve``'s answer when this process has the session's row already (no query, so the event loop
+    may ask); None means "ask ``resolve``", not "unauthenticated"."""
+    row = principals.cache.get(db.get_bind(), _sha256(token))
+    return None if row is None else _principal(row, by_cookie)
+
+
+def _principal(row: principals.Row, by_cookie: bool) -> Principal | None:
     if _aware(row.expires_at) <= now():
         return None
     return Principal(row.user_id, row.username, row.session_id, row.csrf_token, by_cookie)

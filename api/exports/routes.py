@@ -7,6 +7,7 @@ from fastapi import APIRouter, Response, status
 from api.deps import AppSettings, Db
 from api.exports import service
 from api.exports.schemas import BackendChoice, ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
+from api.inline import answer
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
 
@@ -14,9 +15,9 @@ router = APIRouter(prefix="/api/storage", tags=["exports"])
 
 
 @router.get("/nfs", responses=REFUSED)
-def nfs_state(gw: Gw, fs: Fs, db: Db, settings: AppSettings) -> NfsState:
+async def nfs_state(gw: Gw, fs: Fs, db: Db, settings: AppSettings) -> NfsState:
     """The NFS server in use (ganesha or knfsd) and every export."""
-    return service.state(gw, fs, db, settings)
+    return await answer(service.state, gw, fs, db, settings)
 
 
 @router.put("/nfs/backend", responses=REFUSED)
@@ -26,9 +27,9 @@ def set_backend(body: BackendChoice, gw: Gw, fs: Fs, db: Db, settings: AppSettin
 
 
 @router.get("/exports", responses=REFUSED)
-def list_exports(gw: Gw, fs: Fs, db: Db, settings: AppSettings) -> list[ExportView]:
+async def list_exports(gw: Gw, fs: Fs, db: Db, settings: AppSettings) -> list[ExportView]:
     """Every export with whether the NFS server serves it now."""
-    return service.views(gw, fs, db, settings)
+    return await answer(service.views, gw, fs, db, settings)
 
 
 @router.post("/exports", status_code=status.HTTP_201_CREATED, responses=REFUSED)

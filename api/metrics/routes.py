@@ -6,8 +6,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from sqlalchemy.orm import Session
 
 from api.deps import AppSettings, Db
+from api.inline import answer
 from api.metrics import series, store
 from api.metrics.schemas import MetricSeries, Summary
 
@@ -26,6 +28,10 @@ def get_series(
 
 
 @router.get("/summary")
-def get_summary(db: Db) -> Summary:
+async def get_summary(db: Db) -> Summary:
     """The latest sample: a card per export (space, compression, client rates) and the ARC figures."""
+    return await answer(_summary, db)
+
+
+def _summary(db: Session) -> Summary:
     return series.summary(store.latest(db, 2))

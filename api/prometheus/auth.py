@@ -1,6 +1,6 @@
 """Who may read the exposition: a scrape token, or a login session (bearer or cookie) like any route.
 
-A scrape token opens this one route: every other route sits behind ``require_principal``, which knows
+A scrape token opens this one route: every other route sits behind ``api.deps.require_principal``, which knows
 only sessions, so a token leaked from a Prometheus host reads metrics and changes nothing.
 """
 
@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials
 
-from api.deps import Db, require_principal
+from api.deps import Db, principal_of
 from api.deps import bearer_scheme as session_bearer  # one Bearer scheme in the OpenAPI
 from api.errors import NotAuthenticated
 from api.prometheus import tokens
@@ -28,4 +28,4 @@ def require_scraper(
         if found is None:
             raise NotAuthenticated("Unknown or revoked scrape token")
         return f"scrape token {found.name}"
-    return require_principal(request, db, bearer).username
+    return principal_of(request, db, bearer).username

@@ -12,6 +12,7 @@ from zfs_tuning import profiles
 from api.deps import Db
 from api.errors import ErrorBody
 from api.exports import service as exports
+from api.inline import answer
 from api.storage.deps import Gw
 from api.storage.schemas import (
     CloneCreate,
@@ -26,6 +27,7 @@ from appliance.control import datasets, disks, names, pools
 from appliance.control.datasets import Dataset
 from appliance.control.disks import Disk
 from appliance.control.errors import Conflict, Refused
+from appliance.control.gateway import Gateway
 from appliance.control.pools import PoolHealth, PoolSpec
 
 router = APIRouter(prefix="/api/storage", tags=["storage"])
@@ -46,8 +48,12 @@ def list_disks(gw: Gw) -> list[Disk]:
 
 
 @router.get("/pools", responses=REFUSED)
-def list_pools(gw: Gw) -> list[PoolHealth]:
+async def list_pools(gw: Gw) -> list[PoolHealth]:
     """Every imported pool with its health and per-vdev errors."""
+    return await answer(_pools, gw)
+
+
+def _pools(gw: Gateway) -> list[PoolHealth]:
     return [pools.status(gw, name) for name in pools.list_names(gw)]
 
 
@@ -111,9 +117,9 @@ def import_pool(name: str, gw: Gw) -> PoolHealth:
 
 
 @router.get("/pools/{name}/datasets", responses=REFUSED)
-def list_datasets(name: str, gw: Gw) -> list[Dataset]:
+async def list_datasets(name: str, gw: Gw) -> list[Dataset]:
     """Datasets and zvols of a pool, with compression ratio and space."""
-    return datasets.list_all(gw, names.pool(name))
+    return await answer(datasets.list_all, gw, names.pool(name))
 
 
 @router.post("/datasets", status_code=status.HTTP_201_CREATED, responses=REFUSED)

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from appliance.control.cgroup import Leaf
 from appliance.control.errors import CommandFailed, CommandTimeout, ControlError, ToolMissing
-from appliance.control.readcache import ReadCache, refreshing
+from appliance.control.readcache import ReadCache, WouldWait, refreshing, waiting_refused
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -151,6 +151,8 @@ class Gateway:
             raise TypeError(f"argv must be a non-empty list of strings, not {argv!r}")
         if any("\0" in a for a in argv):
             raise ValueError("argv contains a NUL byte")
+        if waiting_refused():
+            raise WouldWait(argv)
         try:
             result = self.runner.execute(argv, timeout=timeout or self.timeout, input_text=input_text)
         except CommandTimeout as err:

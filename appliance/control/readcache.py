@@ -16,9 +16,10 @@ through this process still ends every answer at once, so a change is never follo
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -37,6 +38,30 @@ class _Entry:
 
 
 _refresh = threading.local()
+_inline = threading.local()
+
+
+class WouldWait(Exception):
+    """Raised inside :func:`without_waiting` where an answer would have to wait for a tool."""
+
+
+@contextlib.contextmanager
+def without_waiting() -> Iterator[None]:
+    """Inside it, on this thread, a read that is not shared yet (or is being read by another thread)
+    raises WouldWait instead of waiting, and so does any tool the gateway would start: the api's event
+    loop answers a dashboard's poll from the shared answers itself, and only when that would wait does
+    the request go to a worker thread (each hop to one cost more than the answer under the soak)."""
+    before = getattr(_inline, "on", False)
+    _inline.on = True
+    try:
+        yield
+    finally:
+        _inline.on = before
+
+
+def waiting_refused() -> bool:
+    """Whether this thread is inside :func:`without_waiting`."""
+    return getattr(_inline, "on", False)
 
 
 def refreshing() -> bool:
@@ -96,6 +121,8 @@ class ReadCache:
                         stale, refresh = entry, not entry.refreshing
                         entry.refreshing = True
                         break
+                if waiting_refused():
+                    raise WouldWait(key)
                 if entry is None or entry.done:
                     entry = _Entry(self._generation, self.clock())
                     self._entries[key] = entry

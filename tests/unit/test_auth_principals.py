@@ -180,3 +180,21 @@ def test_two_databases_never_share_a_session(tmp_path: Path) -> None:
     assert two.resolve(token) is None
     one.engine.dispose()
     two.engine.dispose()
+
+
+def test_resolve_cached_answers_a_cached_session_only_and_never_queries(db: Db) -> None:
+    token = db.login()
+    with db.factory() as s:
+        queries = db.queries
+        assert service.resolve_cached(s, token, by_cookie=False) is None  # not read yet: ask resolve
+        assert db.queries == queries
+    first = db.resolve(token)
+    with db.factory() as s:
+        queries = db.queries
+        assert service.resolve_cached(s, token, by_cookie=False) == first
+        assert service.resolve_cached(s, "another token", by_cookie=False) is None
+        assert db.queries == queries
+    with db.factory() as s:
+        service.logout(s, first.session_id if first else 0)
+    with db.factory() as s:
+        assert service.resolve_cached(s, token, by_cookie=False) is None

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
 from appliance.control.errors import CommandFailed, ControlError
 from appliance.control.gateway import Gateway
-from appliance.control.readcache import ReadCache
+from appliance.control.readcache import ReadCache, WouldWait, waiting_refused, without_waiting
 
 
 class Clock:
@@ -220,3 +221,55 @@ def test_gateway_read_shares_a_real_command_until_any_run() -> None:
     assert gw.read(stamp).stdout == shared  # ... and leaves the shared answers alone
     plain = Gateway()  # the default shares nothing
     assert plain.read(stamp).stdout != plain.read(stamp).stdout
+
+
+def test_without_waiting_serves_shared_answers_and_refuses_what_would_wait() -> None:
+    clock, read = Clock(), Counted()
+    refreshes: list[object] = []
+    cache = ReadCache(2.0, clock, stale_for=10.0, start=refreshes.append)
+    with without_waiting(), pytest.raises(WouldWait):  # nothing shared yet: the read would run here
+        cache.get("k", read)
+    assert read.calls == 0 and cache.get("k", read) == 1  # the refusal left no entry behind
+    with without_waiting():
+        assert cache.get("k", read) == 1  # fresh
+        clock.now += 5
+        assert cache.get("k", read) == 1  # stale: served, its refresh handed to ``start``
+    assert len(refreshes) == 1 and read.calls == 1
+    clock.now += 20
+    with without_waiting(), pytest.raises(WouldWait):  # past stale_for: it would be read again
+        cache.get("k", read)
+    assert not waiting_refused()
+
+
+def test_without_waiting_refuses_to_wait_for_a_read_in_flight() -> None:
+    cache = ReadCache(2.0)
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        started.set()
+        release.wait(5)
+        return "answer"
+
+    reader = threading.Thread(target=lambda: cache.get("k", slow))
+    reader.start()
+    assert started.wait(5)
+    with without_waiting(), pytest.raises(WouldWait):
+        cache.get("k", slow)
+    release.set()
+    reader.join(5)
+    with without_waiting():
+        assert cache.get("k", slow) == "answer"
+
+
+def test_the_gateway_starts_no_tool_without_waiting(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    gw = Gateway(reads_fresh_for=60.0)
+    argv = ["touch", str(marker)]
+    for call in (gw.query, gw.read, gw.run):
+        with without_waiting(), pytest.raises(WouldWait):
+            call(argv)
+    assert not marker.exists()
+    gw.read(argv)  # outside it, the tool runs; its answer is then served without waiting
+    assert marker.exists()
+    with without_waiting():
+        assert gw.read(argv).exit_code == 0
