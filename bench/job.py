@@ -93,7 +93,8 @@ def mix(
     """Steady work: per desktop a reader of the replica and a writer of its delta, each at its rate.
 
     Arrivals are Poisson (``rate_process=poisson``), as independent users' I/O is, not a metronome.
-    Each job runs at whole I/Os per second (see :func:`poisson_rate`).
+    Each job runs at whole I/Os per second (see :func:`poisson_rate`). With ``sync_writes`` over NFS
+    the writers are bench.syncwrite's, not fio's: the job has the readers only.
     """
     delta_bytes = phase.delta_mib << 20
     read_iops = phase.iops_per_desktop * phase.read_pct / 100
@@ -116,7 +117,7 @@ def mix(
                 rw="randread", bssplit=phase.read_bs, rate=f"{poisson_rate(read_iops, phase.read_bs)},0"
             )
             sections.append((f"desktop-{i}-read", reader))
-        if write_iops:
+        if write_iops and not synced_writes(target, phase):
             writer = _place(target, delta_name(i), replica_bytes + i * delta_bytes, delta_bytes)
             # Fresh incompressible bytes per write: fio repeats one pattern in every write of a job,
             # and 4-8K copies of one sample in a 16K record compress 5-31x instead of real data's
@@ -131,6 +132,12 @@ def mix(
                 writer["random_distribution"] = phase.write_spread
             sections.append((f"desktop-{i}-write", writer))
     return _ini(sections)
+
+
+def synced_writes(target: Target, phase: Phase) -> bool:
+    """Whether a mix's writes are bench.syncwrite's FILE_SYNC writers (NFS only: on the bare LUN a write
+    is the LUN's, fio's nbd engine sends it as the VM's would)."""
+    return phase.sync_writes and target.engine == "nfs"
 
 
 def sweep_points(phase: Phase) -> list[tuple[int, str, int]]:

@@ -82,10 +82,14 @@ def phase(
     gold: Golden,
     *,
     compression: float | None,
+    writes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """``writes``: the FILE_SYNC writers' own figures (bench.syncwrite), in place of fio's writes."""
     seconds = round(after.at - before.at, 1)
     if fio_out is not None:
         seen = client(fio_out)
+        if writes is not None:
+            seen.update({k: writes[k] for k in ("write_bytes", "write_ios", "write_lat_ms", "writes")})
     elif spec.kind == "copy":
         seen = {"write_bytes": gold.replica_bytes, "read_bytes": 0, "read_ios": 0, "write_ios": 0}
     else:

@@ -83,6 +83,16 @@ def table(results: dict[str, dict[str, Any]]) -> str:
                     for i, (cell, w) in enumerate(zip(r, widths, strict=True))
                 )
             )
+        synced = sorted(
+            LABELS.get(stack, stack)
+            for stack, result in stacks.items()
+            if any(pick(row, "client.writes") for row in result["phases"])
+        )
+        if synced:
+            lines.append(
+                f"  writes of {', '.join(synced)}: FILE_SYNC, each a slice of the golden image (bench.syncwrite);"
+                " the others': fio's"
+            )
         lines += density(stacks)
         lines += sweeps(stacks)
     return "\n".join(lines)

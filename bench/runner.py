@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import golden, job, metrics, trace
+from bench import golden, job, metrics, syncwrite, trace
 from bench.stack import (
     CALIBRATION_LUN,
     DATA_LUN,
@@ -37,7 +37,16 @@ from lab.qmp import Qmp, QmpError
 from lab.san import San, Throttle, make_luns
 
 # What a phase or a stack may fail with; anything else is a bug and stops the run.
-FAULTS = (StackError, FioError, ToolchainError, CommandError, ApiError, QmpError, OSError)
+FAULTS = (
+    StackError,
+    FioError,
+    ToolchainError,
+    CommandError,
+    ApiError,
+    QmpError,
+    syncwrite.SyncWriteError,
+    OSError,
+)
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "build" / "bench"
 TRACE_DELTA = 64 << 20  # a clone's delta during its boot: the trace's writes folded into 64 MiB
@@ -224,6 +233,7 @@ class Run:
             )
         before = opening(stack)
         fio_out: dict[str, Any] | None = None
+        writes: dict[str, Any] | None = None
         if phase.kind == "copy":
             self.copy_replica(stack)
             state["replica"] = True
@@ -242,10 +252,40 @@ class Run:
             )
         elif phase.kind == "mix":
             text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
-            fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
+            writers = self.sync_writers(target, work, phase)
+            if writers is not None:
+                writers.start()
+            try:
+                fio_out = self.fio(f"{stack.name}-{work.name}-{phase.name}", text, phase.seconds + 600)
+            finally:
+                writes = writers.join() if writers is not None else None
+            if writes is not None and writes["errors"]:
+                failed = writes["errors"]
+                raise syncwrite.SyncWriteError(f"{len(failed)} desktops' writes failed: {failed[0]}")
         after = closing(stack)
         compression = stack.compression()
-        return metrics.phase(phase, stack, before, after, fio_out, self.gold, compression=compression)
+        return metrics.phase(
+            phase, stack, before, after, fio_out, self.gold, compression=compression, writes=writes
+        )
+
+    def sync_writers(self, target: job.Target, work: Workload, phase: Phase) -> syncwrite.Desktops | None:
+        """The desktops' FILE_SYNC writers of a mix over NFS (bench.syncwrite), or None (fio writes)."""
+        if not job.synced_writes(target, phase):
+            return None
+        write_iops = phase.iops_per_desktop * (100 - phase.read_pct) / 100
+        if write_iops <= 0:
+            return None
+        plan = syncwrite.Plan(
+            url=target.url,
+            files=[job.delta_name(i) for i in range(work.desktops)],
+            seconds=phase.seconds,
+            iops=write_iops,
+            sizes=syncwrite.sizes(phase.write_bs),
+            delta_bytes=phase.delta_mib << 20,
+            spread=phase.write_spread,
+            samples=self.gold.samples,
+        )
+        return syncwrite.Desktops(plan)
 
     def sweep(
         self, stack: Stack, work: Workload, phase: Phase, target: job.Target, state: dict[str, Any]

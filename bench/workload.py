@@ -62,6 +62,9 @@ class Phase(Strict):
     read_bs: Annotated[str, Field(pattern=BSSPLIT)] = "16k/100"
     write_bs: Annotated[str, Field(pattern=BSSPLIT)] = "4k/50:8k/50"
     write_spread: str = "random"
+    # mix over NFS: the writes FILE_SYNC with real bytes in each (bench.syncwrite), as ESXi writes a VM's
+    # disk, instead of fio's UNSTABLE, never-committed writes of one repeated or random buffer
+    sync_writes: bool = False
     delta_mib: Annotated[int, Field(gt=0, le=4096)] = 64
     # calibrate: the appliance's own ramp (api /api/calibrations), desktops added until p95 passes this.
     threshold_ms: Annotated[float, Field(gt=0, le=10000)] = 20.0

@@ -63,7 +63,12 @@ def test_san_profile_becomes_a_qemu_throttle_group() -> None:
 
 
 def test_mix_places_desktops_apart_on_the_lun_and_in_files_over_nfs() -> None:
-    phase = load_workload("steady-state").phases[0]
+    synced = load_workload("steady-state").phases[0]
+    assert synced.sync_writes  # over NFS its writers are bench.syncwrite's: fio reads only
+    readers = job.mix(NFS, synced, 2, 1 << 30, SAMPLES)
+    assert "[desktop-1-read]" in readers and "-write]" not in readers and "rate=0," not in readers
+    assert "[desktop-1-write]" in job.mix(NBD, synced, 2, 1 << 30, SAMPLES)  # the bare LUN's are fio's
+    phase = synced.model_copy(update={"sync_writes": False})
     nbd = job.mix(NBD, phase, 2, 1 << 30, SAMPLES)
     delta = phase.delta_mib << 20
     assert f"[desktop-1-write]\noffset={(1 << 30) + delta}\nsize={delta}\n" in nbd

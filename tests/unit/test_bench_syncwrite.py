@@ -1,0 +1,112 @@
+"""The steady state's FILE_SYNC desktop writers (bench.syncwrite): what each write is made of, where it
+lands and how its latency is reported. The writes themselves go to the lab appliance in bench's smoke run
+(tests/lab/test_bench_smoke.py); here: the host's libnfs, the mix, the spread, the bytes."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench import metrics, syncwrite
+from bench.runner import Golden
+from bench.stack import ApplianceStack, Counters
+from bench.workload import load_workload
+
+
+def test_the_hosts_libnfs_is_the_one_whose_calls_the_writer_knows() -> None:
+    lib = syncwrite._libnfs()
+    assert lib.nfs_pwrite.argtypes[2] is syncwrite.ctypes.c_uint64  # offset before the buffer (libnfs 4)
+
+
+def test_block_size_mixes_are_whole_guest_blocks() -> None:
+    assert syncwrite.sizes("4k/50:8k/50") == [(4096, 50), (8192, 50)]
+    assert syncwrite.sizes("64k") == [(65536, 100)]
+    with pytest.raises(syncwrite.SyncWriteError, match="whole 4096-byte blocks"):
+        syncwrite.sizes("512/50:4k/50")
+
+
+def test_a_zipf_spread_has_hot_blocks_scattered_over_the_delta() -> None:
+    blocks = 4096
+    offsets = syncwrite.Offsets(blocks, "zipf:1.1", random.Random(1))
+    drawn = Counter(offsets.next() for _ in range(20000))
+    hottest, count = drawn.most_common(1)[0]
+    assert hottest == offsets.place[0] and count > 20000 * 0.1  # rank 1 takes over a tenth of the writes
+    assert hottest != 0 or offsets.place[1] != 1  # ranks are not block order
+    top = sum(c for _, c in drawn.most_common(blocks // 100))
+    assert top > 20000 * 0.5  # the hottest 1 % of blocks take most writes
+    uniform = syncwrite.Offsets(blocks, "random", random.Random(1))
+    spread = Counter(uniform.next() for _ in range(20000))
+    assert max(spread.values()) < 30 and all(0 <= b < blocks for b in spread)
+    with pytest.raises(syncwrite.SyncWriteError):
+        syncwrite.Offsets(blocks, "pareto:0.9", random.Random(1))
+
+
+def test_each_write_is_an_aligned_slice_of_the_golden_samples(tmp_path: Path) -> None:
+    samples = []
+    for i in range(2):
+        path = tmp_path / f"delta-{i:02d}.bin"
+        path.write_bytes(b"".join((i * 64 + b).to_bytes(4, "big") * 1024 for b in range(64)))  # 4K apart
+        samples.append(path)
+    pool = b"".join(p.read_bytes() for p in samples)
+    data = syncwrite.Bytes(samples, random.Random(3))
+    slices = [data.slice(8192) for _ in range(200)]
+    assert all(len(s) == 8192 and pool.find(s) % syncwrite.BLOCK == 0 for s in slices)
+    assert len(set(slices)) > 10  # a different slice per write, not one repeated buffer
+    tiny = tmp_path / "tiny.bin"
+    tiny.write_bytes(b"x" * 4096)
+    with pytest.raises(syncwrite.SyncWriteError, match="too small"):
+        syncwrite.Bytes([tiny], random.Random(3))
+
+
+def test_latency_percentiles_are_nearest_rank_in_ms() -> None:
+    ns = sorted(i * 1_000_000 for i in range(1, 101))  # 1..100 ms
+    assert syncwrite._percentile_ms(ns, 50) == 50.0 and syncwrite._percentile_ms(ns, 99) == 99.0
+    assert syncwrite._percentile_ms([], 95) is None
+
+
+def test_a_phase_takes_the_sync_writers_figures_in_place_of_fios_writes() -> None:
+    spec = load_workload("steady-state").phases[0]
+    gold = Golden(Path("replica"), 1 << 30, [], [])
+    before = Counters(0.0, {"rd_bytes": 0, "wr_bytes": 0, "rd_ops": 0, "wr_ops": 0}, {}, {})
+    after = Counters(90.0, {"rd_bytes": 4 << 20, "wr_bytes": 6 << 20, "rd_ops": 64, "wr_ops": 48}, {}, {})
+    fio: dict[str, Any] = {"jobs": [{d: _dir(0 if d == "write" else 2 << 20) for d in ("read", "write")}]}
+    writes = {
+        "writes": "FILE_SYNC (libnfs, O_SYNC)",
+        "write_ios": 1536,
+        "write_bytes": 12 << 20,
+        "write_lat_ms": {"p50": 1.5, "p95": 4.0, "p99": 9.0},
+        "errors": [],
+    }
+    stack = ApplianceStack.__new__(ApplianceStack)
+    row = metrics.phase(spec, stack, before, after, fio, gold, compression=1.6, writes=writes)
+    assert row["client"]["write_bytes"] == 12 << 20 and row["client"]["write_lat_ms"]["p95"] == 4.0
+    assert row["client"]["writes"].startswith("FILE_SYNC") and row["write_offload"] == 2.0
+    assert row["client"]["read_bytes"] == 2 << 20  # the readers are still fio's
+
+
+def _dir(io_bytes: int) -> dict[str, Any]:
+    ios = io_bytes // 16384
+    return {"io_bytes": io_bytes, "total_ios": ios, "clat_ns": {"percentile": {"95.000000": 2e6}}}
+
+
+def test_a_desktop_that_cannot_reach_its_server_says_so(tmp_path: Path) -> None:
+    sample = tmp_path / "s.bin"
+    sample.write_bytes(bytes(range(256)) * 64)
+    plan = syncwrite.Plan(
+        url="nfs://127.0.0.1/tank/vdi?nfsport=9&mountport=9",  # nothing listens on port 9 here
+        files=["delta-000.raw"],
+        seconds=1,
+        iops=5,
+        sizes=[(4096, 100)],
+        delta_bytes=1 << 20,
+        spread="random",
+        samples=[sample],
+    )
+    writers = syncwrite.Desktops(plan)
+    writers.start()
+    result = writers.join()
+    assert result["write_ios"] == 0 and result["errors"] and "mount" in result["errors"][0]
