@@ -5,7 +5,8 @@ a userspace client like ESXi's) each desktop has its own delta file next to the 
 On the bare LUN (``nbd`` engine) the replica sits at offset 0 and desktop i's delta right after it, at
 ``replica + i * delta``, so a desktop's writes never land on the replica or on another desktop.
 The replica and the deltas' first layout are real OS bytes (the golden image, and ``buffer_pattern``
-with 1 MiB samples of it at 1 MiB writes); small steady-state writes are incompressible (see mix()).
+with 1 MiB samples of it at 1 MiB writes); fio's small writes are incompressible (see mix()), so a
+steady state's writes over NFS are bench.syncwrite's: FILE_SYNC, a slice of the golden image each.
 """
 
 from __future__ import annotations
