@@ -9,7 +9,8 @@
 #
 # Needs root (mmdebstrap makes the Debian 13 tree fio 3.39 with its nfs engine runs from) and the image.
 
-BENCH_APT_PACKAGES := mmdebstrap qemu-utils qemu-system-x86 lz4
+# libnfs-utils brings the host's libnfs, which bench.syncwrite's FILE_SYNC desktops load.
+BENCH_APT_PACKAGES := mmdebstrap qemu-utils qemu-system-x86 lz4 libnfs-utils
 BENCH_PYTHON ?= .venv/bin/python
 PROFILE ?= provisioning-storm,boot-storm,steady-state
 BENCH_JSON ?= bench/results/bench.json
