@@ -132,6 +132,8 @@ class Gateway:
         ``secrets`` are masked in the error (argv and stderr), which ends up in logs and api answers.
         Shared read answers end before and after: the command may change what they said.
         """
+        if waiting_refused():  # before the shared answers end: nothing runs here, nothing changes
+            raise WouldWait(argv)
         self.reads.invalidate()
         try:
             return self._execute(argv, rules, timeout, input_text, ok_codes, secrets)

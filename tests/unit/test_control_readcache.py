@@ -265,10 +265,13 @@ def test_the_gateway_starts_no_tool_without_waiting(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     gw = Gateway(reads_fresh_for=60.0)
     argv = ["touch", str(marker)]
+    gw.reads.get("other", lambda: "shared")
     for call in (gw.query, gw.read, gw.run):
         with without_waiting(), pytest.raises(WouldWait):
             call(argv)
     assert not marker.exists()
+    with without_waiting():  # the refused change ended no shared answer
+        assert gw.reads.get("other", lambda: "read again") == "shared"
     gw.read(argv)  # outside it, the tool runs; its answer is then served without waiting
     assert marker.exists()
     with without_waiting():
