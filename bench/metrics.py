@@ -2,7 +2,9 @@
 
 DESIGN.md section 6: read offload = client bytes read / SAN bytes read; write offload = client bytes
 written / SAN bytes written; write aggregation = mean SAN write size / mean client write size. The
-compulsory bound: at best the SAN serves each unique byte the clients touch once, compressed.
+compulsory bound: at best the SAN serves each unique byte the clients touch once, compressed. Its
+twin for writes, the write bound: at best a copy-on-write pool writes each record the writes dirtied once
+per transaction group, compressed, and nothing else (no metadata).
 On the bare LUN the client's I/O *is* the SAN's (nbd straight onto the throttled LUN, no cache), so
 its SAN figures are the client's own and every ratio is 1.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bench.stack import ApplianceStack, Counters, Stack
+from bench.stack import ApplianceStack, Counters, Stack, WriteModel
 from bench.workload import Phase
 
 if TYPE_CHECKING:
@@ -83,8 +85,10 @@ def phase(
     *,
     compression: float | None,
     writes: dict[str, Any] | None = None,
+    model: WriteModel | None = None,
 ) -> dict[str, Any]:
-    """``writes``: the FILE_SYNC writers' own figures (bench.syncwrite), in place of fio's writes."""
+    """``writes``: the FILE_SYNC writers' own figures (bench.syncwrite), in place of fio's writes;
+    ``model``: the pool's record size and txg interval, for the write bound of those writes."""
     seconds = round(after.at - before.at, 1)
     if fio_out is not None:
         seen = client(fio_out)
@@ -140,6 +144,11 @@ def phase(
         out["unique_read_bytes"] = unique
         # Compulsory misses: every unique byte once, as stored (compressed) on the LUN.
         out["compulsory_bound"] = ratio(seen["read_bytes"] * (compression or 1.0), unique)
+    if writes is not None and model is not None and seen["write_bytes"]:
+        dirty = dirtied(writes["extents"], model.record_bytes, model.txg_seconds)
+        out["write_model"] = {"record_bytes": model.record_bytes, "txg_seconds": model.txg_seconds}
+        out["dirtied_bytes"] = dirty
+        out["write_bound"] = ratio(seen["write_bytes"] * (compression or 1.0), dirty)
     if after.arc:
         arc = delta(after.arc, before.arc)
         out["arc_hit_pct"] = _pct(arc.get("hits", 0), arc.get("misses", 0))
@@ -149,6 +158,21 @@ def phase(
     if after.ssd:
         out["ssd"] = {name: delta(after.ssd[name], before.ssd.get(name, {})) for name in after.ssd}
     return out
+
+
+def dirtied(extents: list[list[tuple[float, int, int]]], record: int, interval: float) -> int:
+    """Bytes of the records a copy-on-write pool must write for these writes (per file: seconds in,
+    offset, size): each record a write touches, once per ``interval``-second transaction group. Windows
+    start with the phase, which real txgs need not; a txg cut short by dirty data would write more."""
+    total = 0
+    for writes in extents:
+        records = {
+            (int(at // interval), r)
+            for at, offset, size in writes
+            for r in range(offset // record, (offset + size - 1) // record + 1)
+        }
+        total += len(records) * record
+    return total
 
 
 def _pct(hits: int, misses: int) -> float | None:

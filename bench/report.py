@@ -13,6 +13,7 @@ COLUMNS = (
     ("read offload", "read_offload", "x"),
     ("bound", "compulsory_bound", "x"),
     ("write offload", "write_offload", "x"),
+    ("wr bound", "write_bound", "x"),
     ("aggregation", "write_aggregation", "x"),
     ("compression", "compression", "x"),
     ("ARC hit", "arc_hit_pct", "%"),
@@ -93,6 +94,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
                 f"  writes of {', '.join(synced)}: FILE_SYNC, each a slice of the golden image (bench.syncwrite);"
                 " the others': fio's"
             )
+        lines += write_bounds(stacks)
         lines += density(stacks)
         lines += sweeps(stacks)
     return "\n".join(lines)
@@ -121,6 +123,23 @@ def sweeps(stacks: dict[str, Any]) -> list[str]:
                     f"{fmt(pick(p, 'client.iops'), '')} / {fmt(p.get('mib_s'), '')} / {fmt(worst, '')}"
                 )
             lines.append("    " + label.ljust(18) + "".join(c.rjust(28) for c in cells))
+    return lines
+
+
+def write_bounds(stacks: dict[str, Any]) -> list[str]:
+    """What a copy-on-write pool must write at best for the phase's FILE_SYNC writes, and what it did."""
+    lines = []
+    for stack, result in stacks.items():
+        for row in result["phases"]:
+            if row.get("write_bound") is None:
+                continue
+            model, mib = row["write_model"], 1 << 20
+            lines.append(
+                f"  {LABELS.get(stack, stack)} {row['phase']}: {model['record_bytes'] // 1024}K records,"
+                f" {model['txg_seconds']:g} s txgs: the writes dirtied {row['dirtied_bytes'] / mib:.1f} MiB"
+                f" of records, {row['san']['write_bytes'] / mib:.1f} MiB reached the LUN"
+                f" (write offload {row['write_offload']}x of a {row['write_bound']}x bound)"
+            )
     return lines
 
 

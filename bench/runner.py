@@ -264,9 +264,11 @@ class Run:
                 raise syncwrite.SyncWriteError(f"{len(failed)} desktops' writes failed: {failed[0]}")
         after = closing(stack)
         compression = stack.compression()
+        model = stack.write_model() if writes is not None else None
         return metrics.phase(
-            phase, stack, before, after, fio_out, self.gold, compression=compression, writes=writes
-        )
+            phase, stack, before, after, fio_out, self.gold,
+            compression=compression, writes=writes, model=model,
+        )  # fmt: skip
 
     def sync_writers(self, target: job.Target, work: Workload, phase: Phase) -> syncwrite.Desktops | None:
         """The desktops' FILE_SYNC writers of a mix over NFS (bench.syncwrite), or None (fio writes)."""

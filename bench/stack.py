@@ -56,6 +56,14 @@ class Counters:
     arc: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class WriteModel:
+    """What decides a copy-on-write pool's writes to the LUN: its record size and txg interval."""
+
+    record_bytes: int
+    txg_seconds: float
+
+
 def io_counts(stats: dict[str, Any]) -> dict[str, int]:
     """The four counters offload is computed from, out of one disk's query-blockstats entry."""
     return {
@@ -99,6 +107,10 @@ class Stack:
         """Empty every cache between the client and the SAN (the bare LUN has none)."""
 
     def compression(self) -> float | None:
+        return None
+
+    def write_model(self) -> WriteModel | None:
+        """The pool's record size and txg interval in effect (copy-on-write stacks only)."""
         return None
 
     def describe(self) -> dict[str, Any]:
@@ -209,6 +221,11 @@ class ApplianceStack(Stack):
     def compression(self) -> float | None:
         out = self.ssh(["zfs", "get", "-Hp", "-o", "value", "compressratio", DATASET], timeout=60)
         return float(out.strip().rstrip("x"))
+
+    def write_model(self) -> WriteModel | None:
+        record = self.ssh(["zfs", "get", "-Hp", "-o", "value", "recordsize", DATASET], timeout=60)
+        txg = self.ssh(["cat", "/sys/module/zfs/parameters/zfs_txg_timeout"], timeout=60)
+        return WriteModel(record_bytes=int(record.strip()), txg_seconds=float(txg.strip()))
 
     def pool_iostat(self) -> str:
         """``zpool iostat -v -p -H`` since import: per-vdev operations and bytes, kept in the JSON."""
@@ -355,6 +372,9 @@ class NasXfs(ApplianceStack):
         # knfsd keeps UNSTABLE writes no client committed in the page cache for up to 30 s
         # (vm.dirty_expire_centisecs): without this a phase's last 30 s would cost it nothing.
         self.ssh(["sync", "--file-system", NAS_DIR], timeout=600)
+
+    def write_model(self) -> WriteModel | None:
+        return None  # XFS writes in place: no records rewritten whole, no transaction groups
 
     def arcstats(self) -> dict[str, int]:
         return {}

@@ -132,6 +132,7 @@ class _Url(ctypes.Structure):
 class _Desktop:
     file: str
     latencies_ns: list[int] = field(default_factory=list)
+    extents: list[tuple[float, int, int]] = field(default_factory=list)  # (seconds in, offset, bytes)
     written: int = 0
     error: str | None = None
 
@@ -174,6 +175,8 @@ class Desktops:
                 k: _percentile_ms(latencies, q) for k, q in (("p50", 50), ("p95", 95), ("p99", 99))
             },
             "errors": failed,
+            # per desktop, for the write bound (bench.metrics.dirtied); kept out of the run's JSON
+            "extents": [d.extents for d in self.desktops],
         }
 
     def _run(self, desk: _Desktop, seed: int) -> None:
@@ -230,12 +233,14 @@ class Desktops:
             size = rng.choices(choices, shares)[0]
             block = min(offsets.next(), blocks - size // BLOCK)
             buf = data.slice(size)
+            at = time.monotonic() - self.began
             sent = time.perf_counter_ns()
             done = lib.nfs_pwrite(nfs, fh, block * BLOCK, size, buf)
             took = time.perf_counter_ns() - sent
             if done != size:
                 raise SyncWriteError(f"write of {size} at {block * BLOCK}: {_error(lib, nfs) or done}")
             desk.latencies_ns.append(took)
+            desk.extents.append((at, block * BLOCK, size))
             desk.written += size
 
 

@@ -290,8 +290,9 @@ def image_and_key() -> tuple[Path, Path]:
     return image, key
 
 
-def make_storage(lab: Lab) -> None:
-    """Both pools, their sync=standard datasets and NFSv3 exports to the host, through the api."""
+def make_storage(lab: Lab, memory_mib: int) -> int:
+    """Both pools, their sync=standard datasets and NFSv3 exports to the host, through the api, and the
+    profile's module parameters as the tuning page applies them. Returns the txg interval in effect."""
     for pool in POOLS:
         spec: dict[str, Any] = {"name": pool.name, "layout": "stripe", "data": [pool.lun]}
         if pool.slog:
@@ -310,6 +311,14 @@ def make_storage(lab: Lab) -> None:
             f"pool {pool.name} ({'+'.join(roles)}), {pool.dataset} sync={props['sync']} "
             f"recordsize={props['recordsize']}, export {export['export_id']}"
         )
+    sizing = {
+        "pool_type": "stateless-linked", "desktops": 32, "desktop_gib": 2, "golden_gib": 1,
+        "ram_gib": memory_mib / 1024, "slog_ssd_gib": 2, "l2arc_ssd_gib": 0,
+    }  # fmt: skip
+    module = lab.api.call("POST", "/api/tuning/recommendation", sizing)["module"]
+    lab.api.call("PUT", "/api/tuning/parameters", {"params": module})
+    say(f"module parameters of the profile: {module}")
+    return int(module["zfs_txg_timeout"])
 
 
 def writer_specs(
@@ -367,9 +376,10 @@ class ConsoleTail:
 
 
 def power_cut_cycle(
-    lab: Lab, rng: random.Random, cycle: int, specs: list[tuple[PoolSpec, WriterSpec]]
+    lab: Lab, rng: random.Random, cycle: int, specs: list[tuple[PoolSpec, WriterSpec]], txg_s: int
 ) -> dict[str, Any]:
-    """One cycle: writers, a kill at the drawn moment, reboot, every acknowledged write checked."""
+    """One cycle: writers, a kill at the drawn moment (within two txg intervals, or right after the
+    next txg sync starts), reboot, every acknowledged write checked."""
     kill_mode = "txg-sync" if cycle % 2 else "random"
     before = {spec.name: len(read_ledger(spec.log).acked) for _, spec in specs}
     watcher: subprocess.Popen[bytes] | None = None
@@ -383,13 +393,15 @@ def power_cut_cycle(
     result: dict[str, Any] = {"cycle": cycle, "kill_mode": kill_mode}
     try:
         wait_acked(writers, before, timeout=120)
-        delay = rng.uniform(0.0, 10.0)  # two txg intervals (zfs_txg_timeout=5 s)
+        # a random moment within two txg intervals; before a txg-sync kill, a jitter of a few seconds
+        # (the wait for the next sync, up to one interval, does the rest)
+        delay = rng.uniform(0.0, 2.0 * txg_s if kill_mode == "random" else 5.0)
         result["kill_delay_s"] = round(delay, 2)
         time.sleep(delay)
         if kill_mode == "txg-sync":
             target = rng.choice(POOLS).name
             tail = ConsoleTail(lab.vm.console)
-            line = tail.wait_for(f"arcvsa-txg-syncing {target} ".encode(), timeout=30)
+            line = tail.wait_for(f"arcvsa-txg-syncing {target} ".encode(), timeout=txg_s + 30)
             result["txg_pool"] = target
             result["txg"] = line.decode().split()[-1] if line else None
         signalled = lab.power_cut()
@@ -506,13 +518,14 @@ def execute(options: Options) -> dict[str, Any]:
         lab.san.start()
         seconds = lab.start()
         say(f"first boot to api health: {seconds:.1f} s ({options.memory_mib} MiB, TCG)")
-        make_storage(lab)
+        txg_s = make_storage(lab, options.memory_mib)
+        record.data["zfs_txg_timeout"] = txg_s
         lab.wait_exports()
         specs = writer_specs(lab, options.seed)
         record.data["writers"] = {s.name: {"pool": p.name, "slog": p.slog, "mode": s.mode} for p, s in specs}
         for cycle in range(1, options.cycles + 1):
             started = time.monotonic()
-            result = power_cut_cycle(lab, rng, cycle, specs)
+            result = power_cut_cycle(lab, rng, cycle, specs, txg_s)
             result["seconds"] = round(time.monotonic() - started, 1)
             record.data["cycles"].append(result)
             record.save()

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from bench import metrics, syncwrite
+from bench import metrics, report, syncwrite
 from bench.runner import Golden
-from bench.stack import ApplianceStack, Counters
+from bench.stack import ApplianceStack, Counters, WriteModel
 from bench.workload import load_workload
 
 
@@ -88,6 +88,44 @@ def test_a_phase_takes_the_sync_writers_figures_in_place_of_fios_writes() -> Non
     assert row["client"]["write_bytes"] == 12 << 20 and row["client"]["write_lat_ms"]["p95"] == 4.0
     assert row["client"]["writes"].startswith("FILE_SYNC") and row["write_offload"] == 2.0
     assert row["client"]["read_bytes"] == 2 << 20  # the readers are still fio's
+    assert "write_bound" not in row and "extents" not in row["client"]  # no model: no bound
+
+
+def test_the_write_bound_counts_each_dirtied_record_once_per_txg() -> None:
+    kib = 1024
+    desktop_a = [
+        (0.5, 0, 4 * kib),  # record 0
+        (1.0, 4 * kib, 8 * kib),  # 4K-12K: record 0 still
+        (4.9, 12 * kib, 8 * kib),  # 12K-20K: records 0 and 1
+        (5.1, 0, 4 * kib),  # the next txg: record 0 again
+    ]
+    desktop_b = [(0.2, 0, 4 * kib)]  # another file: its own record 0
+    assert metrics.dirtied([desktop_a, desktop_b], 16 * kib, 5.0) == (2 + 1 + 1) * 16 * kib
+    assert metrics.dirtied([desktop_a, desktop_b], 16 * kib, 10.0) == (2 + 1) * 16 * kib
+    assert metrics.dirtied([desktop_a], 4 * kib, 5.0) == (1 + 2 + 2 + 1) * 4 * kib
+
+    spec = load_workload("steady-state").phases[0]
+    gold = Golden(Path("replica"), 1 << 30, [], [])
+    before = Counters(0.0, {"rd_bytes": 0, "wr_bytes": 0, "rd_ops": 0, "wr_ops": 0}, {}, {})
+    after = Counters(90.0, {"rd_bytes": 0, "wr_bytes": 96 * kib, "rd_ops": 0, "wr_ops": 3}, {}, {})
+    fio: dict[str, Any] = {"jobs": [{d: _dir(0) for d in ("read", "write")}]}
+    writes = {
+        "writes": "FILE_SYNC (libnfs, O_SYNC)",
+        "write_ios": 5,
+        "write_bytes": 28 * kib,
+        "write_lat_ms": {"p50": 1.0, "p95": 2.0, "p99": 3.0},
+        "errors": [],
+        "extents": [desktop_a, desktop_b],
+    }
+    model = WriteModel(record_bytes=16 * kib, txg_seconds=5.0)
+    stack = ApplianceStack.__new__(ApplianceStack)
+    row = metrics.phase(spec, stack, before, after, fio, gold, compression=2.0, writes=writes, model=model)
+    assert row["dirtied_bytes"] == 64 * kib and row["write_model"]["txg_seconds"] == 5.0
+    # 28 KiB written, 64 KiB of records dirtied, stored at 1/2: at best 28 / 32 on the LUN
+    assert row["write_bound"] == round(28 / 32, 2) and row["write_offload"] == round(28 / 96, 2)
+    assert "extents" not in row["client"]
+    line = report.write_bounds({"arcvsa": {"phases": [row]}})
+    assert line and "16K records, 5 s txgs" in line[0] and "0.88x bound" in line[0]
 
 
 def _dir(io_bytes: int) -> dict[str, Any]:
