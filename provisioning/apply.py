@@ -13,11 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pyVmomi import vim, vmodl
+from pyVmomi import vim
 
 from ovf.errors import OvfError
 from ovf.ova import verify_ova
 from provisioning import horizon, nfs, ownership, pools
+from provisioning.adoption import adopt
 from provisioning.appliance_api import ApplianceApi, first_contact, prepare_clones
 from provisioning.appliances import appliance_works
 from provisioning.diff import Diff, check, diff, export_clients, golden_folder, storage_signature
@@ -36,8 +37,7 @@ def plan(si: Any, deployment: DeploymentPlan, adopting: dict[str, str] | None = 
     """
     live = read_state(si, deployment.datacenter, deployment.cluster)
     if deployment.pool and adopting:
-        vc = Vc(lambda: si)
-        adopt(vc, deployment.name, deployment.pool.source, live, adopting, mark=False)
+        adopt(Vc(lambda: si), deployment.name, deployment.pool, live, adopting, mark=False)
     check(deployment, live)
     return diff(deployment, live)
 
@@ -178,7 +178,7 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
     try:
         live = read_state(vc.si, deployment.datacenter, deployment.cluster)
         if deployment.pool and opts.adopt:
-            adopt(vc, deployment.name, deployment.pool.source, live, opts.adopt)
+            adopt(vc, deployment.name, deployment.pool, live, opts.adopt)
         check(deployment, live)
         changes = diff(deployment, live)
         custom = _preflight(vc, deployment, changes, opts)
@@ -236,36 +236,6 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
         return finish(report, vc, started)
     finally:
         vc.close()
-
-
-def adopt(
-    vc: Vc, owner: str, source: str, live: LiveState, tasks: dict[str, str], *, mark: bool = True
-) -> list[str]:
-    """Mark as ours the unmarked VMs our own clone tasks made (in vCenter only when `mark`); their names.
-
-    A clone in flight when its run died (api stopped, session gone) completes in vCenter without us.
-    Its VM carries no mark yet, but the clone task that made it is ours: if vCenter still knows that task
-    and its result is that very VM, the VM is adopted; otherwise it stays a NameCollision to look at.
-    """
-    keys: dict[str, int] | None = None
-    adopted = []
-    for name, task_id in tasks.items():
-        vm = live.vm(name)
-        if vm is None or vm.owner is not None:
-            continue
-        try:
-            info = vc.ref(vim.Task, task_id).info
-        except vmodl.fault.ManagedObjectNotFound:
-            continue  # vCenter forgot the task: cannot prove it was ours
-        if info.state == "success" and getattr(info.result, "_moId", None) == vm.moid:
-            if mark:
-                keys = keys or ownership.field_keys(vc.content)
-                ownership.mark(
-                    vc.content, keys, vc.ref(vim.VirtualMachine, vm.moid), owner=owner, source=source
-                )
-            vm.owner, vm.source = owner, source
-            adopted.append(name)
-    return adopted
 
 
 def _units(changes: Diff, deployment: DeploymentPlan) -> int:

@@ -5,8 +5,9 @@ a copy), marked with its owner and source right away, set to the pool's vCPU and
 Full clones on arcvsa can skip vSphere's copy (full_copy 'zfs'): the appliance clones the golden VM's
 dataset per desktop (instant; blocks shared) and the desktop's VMX is registered from the clone's folder
 on the NFS datastore (RegisterVM_Task), with `uuid.action = create` so it powers on as a copy.
-The clone task's id is reported as it starts, so that a clone which completes after its run died is
-adopted by the next apply (provisioning.apply.adopt) instead of being taken for a foreign VM. Recompose replaces desktops whose source differs.
+Each clone is reported as asked for and then with its task's id, so that a clone which completes after
+its run died is adopted by the next apply (provisioning.adoption) instead of taken for a foreign VM.
+Recompose replaces desktops whose source differs.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def desktop_works(
                 pool=vc.ref(vim.ResourcePool, rp_id),
             )
 
-        step.adoptable = True  # type: ignore[attr-defined]  # its task id is recorded: see apply.adopt
+        step.adoptable = True  # type: ignore[attr-defined]  # asked for and its task id recorded: see adoption
         return step
 
     def clone(name: str) -> Any:
@@ -144,7 +145,7 @@ def desktop_works(
                 folder=vc.ref(vim.Folder, folder_id), name=name, spec=spec
             )
 
-        step.adoptable = True  # type: ignore[attr-defined]  # its task id is recorded: see apply.adopt
+        step.adoptable = True  # type: ignore[attr-defined]  # asked for and its task id recorded: see adoption
         return step
 
     def mark(vc: Vc, vm: Any) -> Any:

@@ -66,7 +66,7 @@ class Options:
     transient: tuple[type[BaseException], ...] = TRANSIENT
     retries: int = 3
     fleet_concurrency: int = 4
-    #: {desktop name: clone task moid} reported by earlier runs ('task' events): see apply.adopt
+    #: {desktop: clone task moid, or "" if a run asked but never heard} from earlier runs: see adoption
     adopt: dict[str, str] = field(default_factory=dict)
 
 
@@ -77,7 +77,7 @@ class Progress:
         self.opts, self.total, self.done = opts, total, 0
 
     def __call__(self, obj: str | None, kind: str, message: str = "") -> None:
-        """Count and forward one event; 'task' events carry a clone task's moid for adopt()."""
+        """Count and forward one event; 'task' events record clone tasks for provisioning.adoption."""
         if kind in ("done", "failed"):
             self.done += 1
         self.opts.on_event(Event(kind, obj, message, self.done, self.total))

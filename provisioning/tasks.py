@@ -186,6 +186,9 @@ def run_bounded(
     def advance(w: Work) -> None:
         """Run `w`'s steps until one starts a task, all are done, or one fails."""
         while w.index < len(w.steps):
+            adoptable = getattr(w.steps[w.index], "adoptable", False)
+            if adoptable:  # asked for: a run that dies before vCenter answers leaves it to adoption
+                emit(w.key, "task", "")
             try:
                 result = w.steps[w.index](vc, vc.rebind(w.value))
             except vim.fault.NotAuthenticated:
@@ -200,7 +203,7 @@ def run_bounded(
                 inflight[result._moId] = w
                 watcher.add(result)
                 out.peak = max(out.peak, len(inflight))
-                if getattr(w.steps[w.index], "adoptable", False):
+                if adoptable:
                     emit(w.key, "task", result._moId)
                 return None
             w.index += 1

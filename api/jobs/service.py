@@ -65,7 +65,7 @@ def events(db: Session, job_id: int, after: int, limit: int) -> list[JobEventOut
 
 
 def clone_tasks(db: Session, deployment_id: int) -> dict[str, str]:
-    """{desktop: clone task moid} from the deployment's 'task' events, the latest per desktop."""
+    """{desktop: clone task moid, or "" if asked for unanswered} from 'task' events, the latest per desktop."""
     rows = db.execute(
         select(JobEvent.object, JobEvent.message)
         .join(Job, Job.id == JobEvent.job_id)

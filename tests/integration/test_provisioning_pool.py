@@ -224,7 +224,7 @@ def test_session_ending_with_a_changed_password_fails_and_a_later_apply_adopts_a
     def rotate(event: Event) -> None:
         if event.kind == "task":
             clones[event.object or ""] = event.message
-        if event.kind == "task" and event.object == "pp-04":  # its clone is on its way: end the session now
+        if event.kind == "task" and event.object == "pp-04" and event.message:  # on its way: end the session
             password[0] = "wrong"
             admin.TerminateSession([s.key for s in admin.sessionList if s.key != admin.currentSession.key])
 
@@ -241,6 +241,36 @@ def test_session_ending_with_a_changed_password_fails_and_a_later_apply_adopts_a
     assert all(owner_of(vm)["arcvsa.owner"] == "dep-p" for vm in _vms(si, "pp").values())
     assert len(_vms(si, "pp")) == 10 and set(unmarked) <= set(report.done)
     assert prov.plan(si, plan).actions == []
+
+
+def test_a_clone_whose_answer_was_lost_is_adopted_on_the_task_history_and_nothing_else(
+    site: Vcsim, si: vim.ServiceInstance
+) -> None:
+    plan = pool_plan("dep-u", count=4, naming="uu-##", folder="uu", resource_pool=None)
+    golden, root = find(si, f"vm/{GOLDEN_VM}"), find(si, "vm")
+
+    def clone(name: str) -> None:
+        wait_for_task(
+            si,
+            golden.CloneVM_Task(
+                folder=root, name=name, spec=vim.vm.CloneSpec(location=vim.vm.RelocateSpec())
+            ),
+            30,
+        )
+
+    clone("uu-01")  # the run asked for it and died before vCenter's answer: no task id recorded
+    foreign_vm(si, "uu-02")  # asked for as well, but someone else made a VM of that name
+    clone("uu-03")  # a clone of the golden VM that no run of ours asked for
+    asked = {"uu-01": "", "uu-02": ""}
+    with pytest.raises(NameCollision) as refused:
+        prov.plan(si, plan, asked)
+    assert refused.value.names == ["uu-02", "uu-03"]
+    for name in ("uu-02", "uu-03"):
+        wait_for_task(si, find(si, f"vm/{name}").Destroy_Task(), 30)
+    assert "uu-01" not in [a.name for a in prov.plan(si, plan, asked).of("desktop", "create")]
+    report = prov.apply(login_for(site), plan, Options(adopt=asked))
+    assert sorted(report.done) == ["uu-01", "uu-02", "uu-03", "uu-04"]
+    assert owner_of(find(si, "vm/uu-01")) == {"arcvsa.owner": "dep-u", "arcvsa.source": f"{GOLDEN_VM}@base"}
 
 
 def test_cancel_stops_starting_clones_and_keeps_what_was_made(site: Vcsim, si: vim.ServiceInstance) -> None:

@@ -20,8 +20,8 @@ from bench.workload import load_workload
 def test_the_hosts_libnfs_is_the_one_whose_calls_the_writer_knows() -> None:
     lib = syncwrite._libnfs()
     assert lib._name.endswith(".so.13")  # libnfs 4: nfs_pwrite(nfs, fh, offset, count, buf)
-    for call in ("nfs_mount", "nfs_open", "nfs_pwrite", "nfs_close", "nfs_destroy_context"):
-        assert getattr(lib, call) is not None
+    calls = ("nfs_mount", "nfs_open", "nfs_pwrite", "nfs_close", "nfs_destroy_context")
+    assert all(hasattr(lib, call) for call in calls)  # each a symbol of the loaded library
 
 
 def test_block_size_mixes_are_whole_guest_blocks() -> None:
