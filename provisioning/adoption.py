@@ -39,7 +39,7 @@ def adopt(
     adopted = []
     for name, task_id in tasks.items():
         vm = live.vm(name)
-        if vm is None or vm.owner is not None:
+        if vm is None or vm.owner is not None or not pool.matches(name):  # not a desktop of this pool
             continue
         if task_id:
             proven = _made_by(vc, task_id, vm.moid)

@@ -9,12 +9,13 @@ from typing import Any
 from pyVmomi import vim
 
 from provisioning import horizon, nfs, pools
+from provisioning.adoption import adopt
 from provisioning.appliance_api import ApplianceApi, first_contact, remove_clones
 from provisioning.diff import golden_folder, teardown
 from provisioning.errors import VCenterError
 from provisioning.health import endpoint_of
 from provisioning.live import LiveState, read_state
-from provisioning.plan import DeploymentPlan, HorizonSpec
+from provisioning.plan import DeploymentPlan, HorizonSpec, PoolSpec
 from provisioning.progress import Login, Options, Progress, Report, finish, run_phase
 from provisioning.tasks import Vc, Work, run_bounded
 
@@ -67,9 +68,12 @@ def destroy(
     *,
     horizon_pool: tuple[HorizonSpec, str] | None = None,
     zfs: ZfsClones | None = None,
+    pool: PoolSpec | None = None,
 ) -> Report:
     """Remove every object whose owner mark is `owner`: desktops, mounts, appliances, pool, folders.
 
+    `pool`: the deployment's pool: its desktops that runs asked for (opts.adopt) and never marked go too,
+    when vCenter proves them ours (provisioning.adoption).
     `horizon_pool`: (the Connection Server, the pool's name there): that Horizon pool goes first.
     `zfs`: the pool's desktops are ZFS clones on that appliance: once the desktops are destroyed, their
     clones and the golden snapshot arcvsa took go too (before the datastore is unmounted).
@@ -80,6 +84,8 @@ def destroy(
     vc = Vc(login)
     try:
         live = read_state(vc.si, datacenter, cluster)
+        if pool:
+            adopt(vc, owner, pool, live, opts.adopt)
         gone = teardown(owner, live)
         progress = Progress(opts, len(gone.actions) + (1 if horizon_pool else 0) + (1 if zfs else 0))
         progress(None, "info", f"{len(gone.actions)} objects to remove: {gone.counts()}")

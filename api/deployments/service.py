@@ -173,6 +173,7 @@ def execute(
                 opts,
                 horizon_pool=handed,
                 zfs=zfs_clones(deployment),
+                pool=deployment.pool,
             )
     except Cancelled as exc:
         return Outcome("cancelled", str(exc), {})

@@ -110,6 +110,21 @@ def test_destroy_removes_only_what_the_deployment_made(site: Vcsim, si: vim.Serv
     assert find(si, "host/vdi-cluster/Resources/rp-d") is None
 
 
+def test_destroy_removes_a_clone_whose_answer_was_lost_and_no_clone_it_did_not_ask_for(
+    site: Vcsim, si: vim.ServiceInstance
+) -> None:
+    plan = pool_plan("dep-l", count=2, naming="ll-##", folder="ll", resource_pool=None)
+    prov.apply(login_for(site), plan)
+    golden, folder = find(si, f"vm/{GOLDEN_VM}"), find(si, "vm/ll")
+    spec = vim.vm.CloneSpec(location=vim.vm.RelocateSpec())
+    for name in ("ll-03", "ll-04"):  # ll-03: asked for by a run that died before the answer; ll-04: not
+        wait_for_task(si, golden.CloneVM_Task(folder=folder, name=name, spec=spec), 30)
+    asked = Options(adopt={"ll-03": ""})
+    report = destroy(login_for(site), "dep-l", plan.datacenter, plan.cluster, asked, pool=plan.pool)
+    assert not report.failed and {"ll-01", "ll-02", "ll-03"} <= set(report.done)
+    assert sorted(_vms(si, "ll")) == ["ll-04"], "a clone no run of ours asked for stays"
+
+
 @pytest.mark.parametrize(
     ("change", "error", "field"),
     [

@@ -82,13 +82,15 @@ def test_a_phase_takes_the_sync_writers_figures_in_place_of_fios_writes() -> Non
         "write_bytes": 12 << 20,
         "write_lat_ms": {"p50": 1.5, "p95": 4.0, "p99": 9.0},
         "errors": [],
+        "extents": [[(0.5, 0, 4096)]],
     }
     stack = ApplianceStack.__new__(ApplianceStack)
     row = metrics.phase(spec, stack, before, after, fio, gold, compression=1.6, writes=writes)
     assert row["client"]["write_bytes"] == 12 << 20 and row["client"]["write_lat_ms"]["p95"] == 4.0
     assert row["client"]["writes"].startswith("FILE_SYNC") and row["write_offload"] == 2.0
     assert row["client"]["read_bytes"] == 2 << 20  # the readers are still fio's
-    assert "write_bound" not in row and "extents" not in row["client"]  # no model: no bound
+    assert "write_bound" not in row  # no model: no bound
+    assert "extents" not in row["client"] and "extents" in writes  # the log stays out of the JSON
 
 
 def test_the_write_bound_counts_each_dirtied_record_once_per_txg() -> None:
