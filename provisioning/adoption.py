@@ -13,7 +13,7 @@ Anything else stays a NameCollision for a person to look at.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from typing import Any
 
 from pyVmomi import vim, vmodl
 
@@ -45,7 +45,7 @@ def adopt(
             proven = _made_by(vc, task_id, vm.moid)
         else:
             if made is None:
-                made = made_on(vc, _task_entities(pool, live))
+                made = _made_on(vc, _task_entity(vc, pool, live))
             proven = vm.moid in made
         if not proven:
             continue
@@ -68,32 +68,32 @@ def _made_by(vc: Vc, task_id: str, moid: str) -> bool:
     return bool(info.state == "success" and getattr(info.result, "_moId", None) == moid)
 
 
-def _task_entities(pool: PoolSpec, live: LiveState) -> list[tuple[type, str]]:
-    """The objects the pool's desktop tasks run on: the golden VM (clone) or the folder (register)."""
+def _task_entity(vc: Vc, pool: PoolSpec, live: LiveState) -> Any:
+    """The object the pool's desktop tasks run on: the golden VM (clone) or the folder (register); or None."""
     if pool.full_copy == "zfs":
         folder = live.folders.get(pool.folder)
-        return [(vim.Folder, folder)] if folder else []
+        return vc.ref(vim.Folder, folder) if folder else None
     golden = live.vm(pool.golden_vm)
-    return [(vim.VirtualMachine, golden.moid)] if golden else []
+    return vc.ref(vim.VirtualMachine, golden.moid) if golden else None
 
 
-def made_on(vc: Vc, entities: Iterable[tuple[type, str]], limit: int = HISTORY_LIMIT) -> set[str]:
-    """The moids that vCenter's recent successful tasks on `entities` (themselves) returned."""
+def _made_on(vc: Vc, entity: Any) -> set[str]:
+    """The moids that vCenter's recent successful tasks on `entity` (itself) returned, newest first."""
+    if entity is None:
+        return set()
+    spec = vim.TaskFilterSpec(
+        entity=vim.TaskFilterSpec.ByEntity(entity=entity, recursion="self"), state=["success"]
+    )
+    collector = vc.content.taskManager.CreateCollectorForTasks(spec)
     made: set[str] = set()
-    for cls, moid in entities:
-        spec = vim.TaskFilterSpec(
-            entity=vim.TaskFilterSpec.ByEntity(entity=vc.ref(cls, moid), recursion="self"),
-            state=["success"],
-        )
-        collector = vc.content.taskManager.CreateCollectorForTasks(spec)
-        try:
-            page = list(collector.latestPage or [])
-            collector.ResetCollector()  # reads go back from the latest page
-            read = len(page)
-            while page and read <= limit:
-                made.update(m for t in page if (m := getattr(t.result, "_moId", None)))
-                page = list(collector.ReadPreviousTasks(_PAGE) or [])
-                read += len(page)
-        finally:
-            collector.DestroyCollector()
+    try:
+        page = list(collector.latestPage or [])
+        collector.ResetCollector()  # reads go back from the latest page
+        read = len(page)
+        while page and read <= HISTORY_LIMIT:
+            made.update(m for t in page if (m := getattr(t.result, "_moId", None)))
+            page = list(collector.ReadPreviousTasks(_PAGE) or [])
+            read += len(page)
+    finally:
+        collector.DestroyCollector()
     return made

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 from pyVmomi import vim
-from support.provisioning import find, foreign_vm, login_for, owner_of, pool_plan
+from support.provisioning import find, foreign_vm, golden_clone, login_for, owner_of, pool_plan
 
 from lab.vcsim import GOLDEN_VM, Vcsim, wait_for_task
 from provisioning import apply as prov
@@ -115,10 +115,8 @@ def test_destroy_removes_a_clone_whose_answer_was_lost_and_no_clone_it_did_not_a
 ) -> None:
     plan = pool_plan("dep-l", count=2, naming="ll-##", folder="ll", resource_pool=None)
     prov.apply(login_for(site), plan)
-    golden, folder = find(si, f"vm/{GOLDEN_VM}"), find(si, "vm/ll")
-    spec = vim.vm.CloneSpec(location=vim.vm.RelocateSpec())
     for name in ("ll-03", "ll-04"):  # ll-03: asked for by a run that died before the answer; ll-04: not
-        wait_for_task(si, golden.CloneVM_Task(folder=folder, name=name, spec=spec), 30)
+        golden_clone(si, name, "vm/ll")
     asked = Options(adopt={"ll-03": ""})
     report = destroy(login_for(site), "dep-l", plan.datacenter, plan.cluster, asked, pool=plan.pool)
     assert not report.failed and {"ll-01", "ll-02", "ll-03"} <= set(report.done)
@@ -262,20 +260,9 @@ def test_a_clone_whose_answer_was_lost_is_adopted_on_the_task_history_and_nothin
     site: Vcsim, si: vim.ServiceInstance
 ) -> None:
     plan = pool_plan("dep-u", count=4, naming="uu-##", folder="uu", resource_pool=None)
-    golden, root = find(si, f"vm/{GOLDEN_VM}"), find(si, "vm")
-
-    def clone(name: str) -> None:
-        wait_for_task(
-            si,
-            golden.CloneVM_Task(
-                folder=root, name=name, spec=vim.vm.CloneSpec(location=vim.vm.RelocateSpec())
-            ),
-            30,
-        )
-
-    clone("uu-01")  # the run asked for it and died before vCenter's answer: no task id recorded
+    golden_clone(si, "uu-01")  # the run asked for it and died before vCenter's answer: no task id recorded
     foreign_vm(si, "uu-02")  # asked for as well, but someone else made a VM of that name
-    clone("uu-03")  # a clone of the golden VM that no run of ours asked for
+    golden_clone(si, "uu-03")  # a clone of the golden VM that no run of ours asked for
     asked = {"uu-01": "", "uu-02": ""}
     with pytest.raises(NameCollision) as refused:
         prov.plan(si, plan, asked)

@@ -74,6 +74,15 @@ def foreign_vm(si: vim.ServiceInstance, name: str, folder: str = "vm") -> vim.Vi
     return vm
 
 
+def golden_clone(si: vim.ServiceInstance, name: str, folder: str = "vm") -> vim.VirtualMachine:
+    """A clone of the lab's golden VM made outside arcvsa (no marks) in `folder`."""
+    spec = vim.vm.CloneSpec(location=vim.vm.RelocateSpec())
+    task = find(si, f"vm/{GOLDEN_VM}").CloneVM_Task(folder=find(si, folder), name=name, spec=spec)
+    vm = wait_for_task(si, task, 30)
+    assert isinstance(vm, vim.VirtualMachine)
+    return vm
+
+
 def owner_of(vm: Any) -> dict[str, str]:
     """{custom attribute name: value} of an object, read directly (not through arcvsa's reader)."""
     content = vm._stub and vim.ServiceInstance("ServiceInstance", vm._stub).RetrieveContent()
