@@ -11,6 +11,7 @@ its SAN figures are the client's own and every ratio is 1.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from bench.stack import ApplianceStack, Counters, Stack, WriteModel
@@ -145,8 +146,12 @@ def phase(
         # Compulsory misses: every unique byte once, as stored (compressed) on the LUN.
         out["compulsory_bound"] = ratio(seen["read_bytes"] * (compression or 1.0), unique)
     if writes is not None and model is not None and seen["write_bytes"]:
-        dirty = dirtied(writes["extents"], model.record_bytes, model.txg_seconds)
+        dirty = dirtied(writes["extents"], model.record_bytes, model.txg_seconds, model.txg_starts)
         out["write_model"] = {"record_bytes": model.record_bytes, "txg_seconds": model.txg_seconds}
+        if model.txg_starts:
+            last = max((at for desktop in writes["extents"] for at, _, _ in desktop), default=0.0)
+            out["write_model"]["txgs"] = bisect_right(model.txg_starts, last)
+            out["write_model"]["clock_error_s"] = model.clock_error_s
         out["dirtied_bytes"] = dirty
         out["write_bound"] = ratio(seen["write_bytes"] * (compression or 1.0), dirty)
     if after.arc:
@@ -160,14 +165,21 @@ def phase(
     return out
 
 
-def dirtied(extents: list[list[tuple[float, int, int]]], record: int, interval: float) -> int:
+def dirtied(
+    extents: list[list[tuple[float, int, int]]], record: int, interval: float, starts: tuple[float, ...] = ()
+) -> int:
     """Bytes of the records a copy-on-write pool must write for these writes (per file: seconds in,
-    offset, size): each record a write touches, once per ``interval``-second transaction group. Windows
-    start with the phase, which real txgs need not; a txg cut short by dirty data would write more."""
+    offset, size): each record a write touches, once per transaction group. The txgs open at ``starts``
+    (seconds in, ascending, the first at or before 0: bench.txgs) where the pool's history gave them,
+    else every ``interval`` seconds from the phase's start."""
+
+    def txg(at: float) -> int:
+        return bisect_right(starts, at) if starts else int(at // interval)
+
     total = 0
     for writes in extents:
         records = {
-            (int(at // interval), r)
+            (txg(at), r)
             for at, offset, size in writes
             for r in range(offset // record, (offset + size - 1) // record + 1)
         }

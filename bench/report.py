@@ -134,9 +134,14 @@ def write_bounds(stacks: dict[str, Any]) -> list[str]:
             if row.get("write_bound") is None:
                 continue
             model, mib = row["write_model"], 1 << 20
+            txgs = (
+                f"{model['txgs']} txgs as the pool opened them"
+                if "txgs" in model
+                else f"{model['txg_seconds']:g} s txgs"
+            )
             lines.append(
                 f"  {LABELS.get(stack, stack)} {row['phase']}: {model['record_bytes'] // 1024}K records,"
-                f" {model['txg_seconds']:g} s txgs: the writes dirtied {row['dirtied_bytes'] / mib:.1f} MiB"
+                f" {txgs}: the writes dirtied {row['dirtied_bytes'] / mib:.1f} MiB"
                 f" of records, {row['san']['write_bytes'] / mib:.1f} MiB reached the LUN"
                 f" (write offload {row['write_offload']}x of a {row['write_bound']}x bound)"
             )

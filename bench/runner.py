@@ -264,7 +264,7 @@ class Run:
                 raise syncwrite.SyncWriteError(f"{len(failed)} desktops' writes failed: {failed[0]}")
         after = closing(stack)
         compression = stack.compression()
-        model = stack.write_model() if writes is not None else None
+        model = stack.write_model(writes["began"]) if writes is not None else None
         return metrics.phase(
             phase, stack, before, after, fio_out, self.gold,
             compression=compression, writes=writes, model=model,

@@ -14,12 +14,13 @@ module parameter carries over from the stack before.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from appliance.control import metrics
-from lab import appliance_env
+from bench import txgs
+from lab import appliance_env, guest_clock
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, run
@@ -58,10 +59,13 @@ class Counters:
 
 @dataclass(frozen=True)
 class WriteModel:
-    """What decides a copy-on-write pool's writes to the LUN: its record size and txg interval."""
+    """What decides a copy-on-write pool's writes to the LUN: its record size and its txgs, as opened
+    during the phase (bench.txgs; within ``clock_error_s``) or else every ``txg_seconds``."""
 
     record_bytes: int
     txg_seconds: float
+    txg_starts: tuple[float, ...] = ()
+    clock_error_s: float | None = None
 
 
 def io_counts(stats: dict[str, Any]) -> dict[str, int]:
@@ -109,8 +113,8 @@ class Stack:
     def compression(self) -> float | None:
         return None
 
-    def write_model(self) -> WriteModel | None:
-        """The pool's record size and txg interval in effect (copy-on-write stacks only)."""
+    def write_model(self, began: float | None = None) -> WriteModel | None:
+        """The pool's record size and txgs since ``began`` (time.monotonic()), copy-on-write stacks only."""
         return None
 
     def describe(self) -> dict[str, Any]:
@@ -222,10 +226,19 @@ class ApplianceStack(Stack):
         out = self.ssh(["zfs", "get", "-Hp", "-o", "value", "compressratio", DATASET], timeout=60)
         return float(out.strip().rstrip("x"))
 
-    def write_model(self) -> WriteModel | None:
+    def write_model(self, began: float | None = None) -> WriteModel | None:
         record = self.ssh(["zfs", "get", "-Hp", "-o", "value", "recordsize", DATASET], timeout=60)
         txg = self.ssh(["cat", "/sys/module/zfs/parameters/zfs_txg_timeout"], timeout=60)
-        return WriteModel(record_bytes=int(record.strip()), txg_seconds=float(txg.strip()))
+        model = WriteModel(record_bytes=int(record.strip()), txg_seconds=float(txg.strip()))
+        if began is None:
+            return model
+        born = txgs.births(self.ssh(["cat", f"/proc/spl/kstat/zfs/{POOL}/txgs"], timeout=60))
+        assert self.vm is not None
+        clock = guest_clock.raw_offset(self.vm.ssh_argv)
+        opened = txgs.starts(born, clock, began)
+        if opened is None:
+            return model
+        return replace(model, txg_starts=opened, clock_error_s=round(clock.error, 3))
 
     def pool_iostat(self) -> str:
         """``zpool iostat -v -p -H`` since import: per-vdev operations and bytes, kept in the JSON."""
@@ -373,7 +386,7 @@ class NasXfs(ApplianceStack):
         # (vm.dirty_expire_centisecs): without this a phase's last 30 s would cost it nothing.
         self.ssh(["sync", "--file-system", NAS_DIR], timeout=600)
 
-    def write_model(self) -> WriteModel | None:
+    def write_model(self, began: float | None = None) -> WriteModel | None:
         return None  # XFS writes in place: no records rewritten whole, no transaction groups
 
     def arcstats(self) -> dict[str, int]:

@@ -177,6 +177,7 @@ class Desktops:
             "errors": failed,
             # per desktop, for the write bound (bench.metrics.dirtied); kept out of the run's JSON
             "extents": [d.extents for d in self.desktops],
+            "began": self.began,  # time.monotonic() at the extents' 0, to place the pool's txgs on
         }
 
     def _run(self, desk: _Desktop, seed: int) -> None:

@@ -45,6 +45,8 @@ def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path
         assert row["client"]["write_bytes"] > 0 and row["client"]["write_lat_ms"]["p95"] is not None, row
     assert work["san"]["write_bytes"] > 0, work  # the pool did write to the LUN
     assert work["write_aggregation"] > 1.0, work  # ZFS writes larger blocks than the clients
+    model = work["write_model"]  # the write bound's txgs: the pool's own, placed on the host's clock
+    assert model["txgs"] >= 2 and 0 <= model["clock_error_s"] < 1.0, model
     assert {t["target"] for t in doc["targets"]} >= {
         "provisioning read offload",
         "steady-state write offload",

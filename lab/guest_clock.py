@@ -1,0 +1,68 @@
+"""The guest's CLOCK_MONOTONIC_RAW placed on the host's time.monotonic(), for times the guest's kernel
+records on its own clock: OpenZFS's gethrtime() is that clock (a txg's birth in
+/proc/spl/kstat/zfs/<pool>/txgs). MONOTONIC and BOOTTIME will not do: chrony slews them (0.4 s apart
+from RAW four minutes after a lab boot).
+
+One ssh session answers pings with its clock and the fastest round trip is kept (Cristian's method):
+setting a session up under TCG takes seconds, a ping through it tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lab.process import CommandError
+
+PINGER = "import sys, time\nfor _ in sys.stdin:\n    print(time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW), flush=True)\n"
+
+
+@dataclass(frozen=True)
+class Offset:
+    seconds: float  # guest RAW seconds minus host time.monotonic() seconds
+    error: float  # half the round trip it was measured in
+
+    def to_host(self, guest_ns: int) -> float:
+        return guest_ns / 1e9 - self.seconds
+
+
+def raw_offset(ssh_argv: Callable[[list[str]], list[str]], pings: int = 7, timeout: float = 60.0) -> Offset:
+    """``ssh_argv``: the guest's ssh command line for a remote argv (lab.appliance_vm.ApplianceVm's)."""
+    argv = ssh_argv(["python3", "-c", PINGER])
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    watchdog = threading.Timer(timeout, proc.kill)
+    watchdog.start()
+    best: Offset | None = None
+    try:
+        for _ in range(pings):
+            sent = time.monotonic()
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            answered = time.monotonic()
+            if not line.strip().isdigit():
+                raise CommandError(argv, proc.poll(), f"no clock in the answer: {line!r}")
+            offset = Offset(int(line) / 1e9 - (sent + answered) / 2, (answered - sent) / 2)
+            if best is None or offset.error < best.error:
+                best = offset
+    except (BrokenPipeError, ValueError) as err:
+        raise CommandError(argv, proc.poll(), f"the pinger ended: {err}") from err
+    finally:
+        watchdog.cancel()
+        if proc.stdin and not proc.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):
+                proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert best is not None
+    return best
