@@ -232,7 +232,10 @@ class ApplianceStack(Stack):
         model = WriteModel(record_bytes=int(record.strip()), txg_seconds=float(txg.strip()))
         if began is None:
             return model
-        born = txgs.births(self.ssh(["cat", f"/proc/spl/kstat/zfs/{POOL}/txgs"], timeout=60))
+        try:
+            born = txgs.births(self.ssh(["cat", f"/proc/spl/kstat/zfs/{POOL}/txgs"], timeout=60))
+        except txgs.TxgHistoryError as exc:  # the phase's row says so; the run goes on
+            raise StackError(f"{self.name}: {exc}") from exc
         assert self.vm is not None
         clock = guest_clock.raw_offset(self.vm.ssh_argv)
         opened = txgs.starts(born, clock, began)

@@ -11,7 +11,7 @@ import pytest
 
 from bench import metrics, report, txgs
 from bench.runner import Golden
-from bench.stack import ApplianceStack, Counters, WriteModel
+from bench.stack import ApplianceStack, Counters, StackError, WriteModel
 from bench.workload import load_workload
 from lab.guest_clock import Offset
 
@@ -92,3 +92,12 @@ def test_the_report_says_where_the_txgs_came_from() -> None:
     }
     line = report.write_bounds({"arcvsa": {"phases": [row]}})
     assert "41 txgs as the pool opened them" in line[0] and "30 s txgs" not in line[0]
+
+
+def test_a_pool_without_a_txg_history_fails_the_phase_not_the_run() -> None:
+    stack = ApplianceStack.__new__(ApplianceStack)
+    stack.name = "arcvsa"
+    answers = iter(["16384\n", "5\n", "name type data\n"])
+    stack.ssh = lambda argv, timeout=300: next(answers)  # type: ignore[method-assign]
+    with pytest.raises(StackError, match="arcvsa: not a txgs kstat"):
+        stack.write_model(began=0.0)
