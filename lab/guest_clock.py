@@ -9,7 +9,6 @@ setting a session up under TCG takes seconds, a ping through it tens of millisec
 
 from __future__ import annotations
 
-import contextlib
 import subprocess
 import threading
 import time
@@ -40,6 +39,7 @@ def raw_offset(ssh_argv: Callable[[list[str]], list[str]], pings: int = 7, timeo
     watchdog = threading.Timer(timeout, proc.kill)
     watchdog.start()
     best: Offset | None = None
+    failure = ""
     try:
         for _ in range(pings):
             sent = time.monotonic()
@@ -49,21 +49,22 @@ def raw_offset(ssh_argv: Callable[[list[str]], list[str]], pings: int = 7, timeo
             answered = time.monotonic()
             # "" when the pinger ended (ssh refused, no python3 in the guest), else whatever it said
             if not line.strip().isdigit():
-                raise CommandError(argv, proc.poll(), f"no clock in the answer: {line!r}")
+                failure = f"no clock in the answer: {line!r}"
+                break
             offset = Offset(int(line) / 1e9 - (sent + answered) / 2, (answered - sent) / 2)
             if best is None or offset.error < best.error:
                 best = offset
     except BrokenPipeError as err:  # its stdin closed: it ended
-        raise CommandError(argv, proc.poll(), f"the pinger ended: {err}") from err
+        failure = f"the pinger ended: {err}"
     finally:
         watchdog.cancel()
-        if proc.stdin and not proc.stdin.closed:
-            with contextlib.suppress(BrokenPipeError):
-                proc.stdin.close()
+        # communicate closes stdin (the pinger's cue to end) and drains stderr, which says why it failed
         try:
-            proc.wait(timeout=30)
+            _, stderr = proc.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait()
+            _, stderr = proc.communicate()
+    if failure:
+        raise CommandError(argv, proc.returncode, f"{failure}\n{stderr}")
     assert best is not None
     return best

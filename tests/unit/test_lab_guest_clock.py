@@ -37,3 +37,12 @@ def test_a_pinger_that_answers_no_clock_is_an_error() -> None:
 def test_a_pinger_that_ends_is_an_error_not_a_hang() -> None:
     with pytest.raises(CommandError):
         guest_clock.raw_offset(lambda remote: [sys.executable, "-c", "pass"], timeout=10)
+
+
+def test_a_pinger_that_fails_says_why() -> None:
+    def refused(remote: list[str]) -> list[str]:
+        return [sys.executable, "-c", "import sys; sys.exit('Permission denied (publickey)')"]
+
+    with pytest.raises(CommandError, match=r"Permission denied \(publickey\)") as caught:
+        guest_clock.raw_offset(refused, timeout=10)
+    assert caught.value.code == 1
