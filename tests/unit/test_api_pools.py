@@ -47,10 +47,13 @@ def test_the_recorded_flow_answers_as_it_did_live(flow: Flow) -> None:
     assert scrub["status"] == 202 and scrub["body"]["scan"]["function"] == "SCRUB"
     replaced = answers[7]["body"]
     assert replaced["scan"]["function"] == "RESILVER"
-    assert [v["name"] for v in replaced["vdevs"] if v["parent"] == "replacing-1"] == [
-        "virtio-lun1",
-        "virtio-ssd-l2arc",
-    ]
+    # A near-empty LUN may finish resilvering before zpool status answers: old and new side by side
+    # under replacing-1 while it runs, the new one in the old one's place once it is done.
+    leaves = [(v["name"], v["parent"]) for v in replaced["vdevs"] if v["vdev_type"] == "disk"]
+    assert leaves in (
+        [("virtio-lun0", None), ("virtio-lun1", "replacing-1"), ("virtio-ssd-l2arc", "replacing-1")],
+        [("virtio-lun0", None), ("virtio-ssd-l2arc", None)],
+    ), leaves
     assert answers[8]["status"] == 409  # the new LUN is taken: lun1 still holds the pool's label
     props = answers[10]["body"]["properties"]
     assert (props["quota"], props["reservation"], props["compression"]) == (1 << 30, 256 << 20, "zstd")

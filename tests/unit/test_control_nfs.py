@@ -9,13 +9,22 @@ from fixtures.appliance.replay import UnrecordedCommand, load, replay
 from pydantic import ValidationError
 
 from appliance.control import dbus
-from appliance.control.errors import Conflict, InvalidName
+from appliance.control.errors import Conflict, InvalidName, ServiceDown
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import ganesha, knfsd
 from appliance.control.nfs.model import Export, Protocol, check_set
 
 HOST = "10.0.2.2"
+NAME_HAS_OWNER = [
+    "dbus-send",
+    "--system",
+    "--print-reply",
+    "--dest=org.freedesktop.DBus",
+    "/org/freedesktop/DBus",
+    "org.freedesktop.DBus.NameHasOwner",
+    "string:org.ganesha.nfsd",
+]
 
 
 def export(**overrides: object) -> Export:
@@ -166,6 +175,7 @@ def test_ganesha_service_is_ordered_after_zfs_mounts_and_restarted_once(tmp_path
         ["systemctl", "daemon-reload"],
         ["mkdir", "-p", ganesha.EXPORTS_DIR],
         ["systemctl", "restart", "nfs-ganesha"],
+        NAME_HAS_OWNER,  # exports are added over DBus next: wait until ganesha is on the bus
     ]
     assert ganesha.ensure_service(gw, files) is False
     assert runner.calls[-1] == ["mkdir", "-p", ganesha.EXPORTS_DIR]
@@ -188,4 +198,41 @@ def test_the_packages_ganesha_config_is_replaced_and_ganesha_restarted(tmp_path:
     files.write(ganesha.DROP_IN, ganesha.DROP_IN_TEXT)
     files.write(ganesha.MAIN_CONF, "EXPORT { Export_Id = 77; Path = /; }\n")
     assert ganesha.ensure_service(gw, files) is True
-    assert runner.calls == [["mkdir", "-p", ganesha.EXPORTS_DIR], ["systemctl", "restart", "nfs-ganesha"]]
+    assert runner.calls == [
+        ["mkdir", "-p", ganesha.EXPORTS_DIR],
+        ["systemctl", "restart", "nfs-ganesha"],
+        NAME_HAS_OWNER,
+    ]
+
+
+class FakeClock:
+    """time.monotonic and time.sleep for wait_on_bus: sleeping moves the clock, nothing else does."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.naps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.naps.append(seconds)
+        self.now += seconds
+
+
+def test_ganesha_is_polled_until_it_takes_its_bus_name(tmp_path: Path) -> None:
+    """Recorded: NameHasOwner false while ganesha was stopped, true once it was started again."""
+    gw, _files, runner = replay("knfsd", tmp_path)
+    clock = FakeClock()
+    ganesha.wait_on_bus(gw, 5.0, clock=clock.clock, sleep=clock.sleep)
+    assert runner.calls.count(NAME_HAS_OWNER) == 2 and clock.naps == [0.25]
+
+
+def test_ganesha_that_never_takes_its_bus_name_is_service_down(tmp_path: Path) -> None:
+    """A start systemd calls done but no bus name (the reliability run's 503 on the DBus call) gets a
+    typed error once the wait is over, before any export is sent into nothing."""
+    gw, _files, runner = replay("knfsd", tmp_path)
+    clock = FakeClock()
+    with pytest.raises(ServiceDown, match=r"did not take org\.ganesha\.nfsd on the system bus in 0 s"):
+        ganesha.wait_on_bus(gw, 0.0, clock=clock.clock, sleep=clock.sleep)
+    assert runner.calls == [NAME_HAS_OWNER] and not clock.naps

@@ -100,4 +100,5 @@ def activate(gw: Gateway, files: Files, backend: Backend, desired: list[Export])
     retire(gw, files, Backend.knfsd if backend is Backend.ganesha else Backend.ganesha)
     if backend is Backend.ganesha:
         _systemctl(gw, "enable", "--now", UNITS[backend])
+        ganesha.wait_on_bus(gw)  # its exports are added over DBus
     return reconcile(gw, files, backend, desired)

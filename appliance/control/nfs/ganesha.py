@@ -11,10 +11,13 @@ ships this config, so the first export is added live and needs no restart (packe
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from pydantic import BaseModel, Field
 
 from appliance.control import dbus
-from appliance.control.errors import AlreadyExists, NotFound, ServiceDown
+from appliance.control.errors import AlreadyExists, BadOutput, NotFound, ServiceDown
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway, Rules
 from appliance.control.nfs.model import Export, Protocol, check_set
@@ -30,6 +33,9 @@ RULES: Rules = (
     (r"ServiceUnknown|was not provided by any \.service", ServiceDown),
     (r"export id not found|No export with id", NotFound),
 )
+# systemd calls the forking daemon started before it owns its bus name (seconds later under TCG); a
+# DBus call meanwhile answers ServiceUnknown. Its starts are waited on for this long at most.
+BUS_WAIT = 60.0
 HEADER = "# Written by arcvsa (appliance.control.nfs.ganesha); changes here are overwritten.\n"
 # At boot ganesha must start after the datasets are mounted, or it exports empty mount points.
 DROP_IN = "/etc/systemd/system/nfs-ganesha.service.d/arcvsa.conf"
@@ -103,7 +109,34 @@ def ensure_service(gw: Gateway, files: Files) -> bool:
     restart = files.write(MAIN_CONF, render_main()) and not (before or "").startswith(HEADER)
     if restart:
         gw.run(["systemctl", "restart", "nfs-ganesha"], timeout=120)
+        wait_on_bus(gw)
     return restart
+
+
+def on_bus(gw: Gateway) -> bool:
+    """Whether ganesha owns its bus name now (asked afresh: it changes as ganesha starts or stops)."""
+    argv = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner")
+    reply = dbus.call(gw, *argv, f"string:{DEST}", how="query")
+    if reply not in ([True], [False]):
+        raise BadOutput(f"NameHasOwner {DEST}: unexpected answer {reply}")
+    return bool(reply[0])
+
+
+def wait_on_bus(
+    gw: Gateway,
+    timeout: float = BUS_WAIT,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
+    """Return once a started ganesha owns its bus name; ServiceDown when it has not after ``timeout``."""
+    deadline = clock() + timeout
+    while not on_bus(gw):
+        if clock() >= deadline:
+            raise ServiceDown(
+                f"nfs-ganesha started but did not take {DEST} on the system bus in {timeout:.0f} s"
+            )
+        sleep(0.25)
 
 
 def export_file(export_id: int) -> str:
