@@ -137,6 +137,13 @@ def test_the_image_ships_the_ganesha_config_the_api_writes(booted: BootedApplian
     assert booted.vm.ssh(["systemctl", "is-active", "nfs-ganesha"]).strip() == "active"
 
 
+def test_zfs_waits_for_a_partition_link_udev_re_adds(booted: BootedAppliance) -> None:
+    """CI once failed a pool create with ENOENT: the -part1 link was gone for over OpenZFS's default 1 s
+    while udev re-added it. The image's modprobe.d gives it 10 s (the module loads with it at boot)."""
+    timeout = booted.vm.ssh(["cat", "/sys/module/zfs/parameters/zfs_vdev_open_timeout_ms"])
+    assert timeout.strip() == "10000"
+
+
 def test_the_api_runs_in_its_own_slice_beside_system_slice(booted: BootedAppliance) -> None:
     """arcvsa.slice outweighs the kernel's ZFS threads (nice -20, root cgroup) so the admin's pages answer
     under load; the api's quota leaves the data path (ganesha, in system.slice) the rest of the CPUs. The
