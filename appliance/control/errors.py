@@ -50,6 +50,17 @@ class ServiceDown(SystemFault):
     """A daemon the request needs (e.g. nfs-ganesha on DBus) is not running."""
 
 
+class DeviceVanished(SystemFault):
+    """zpool create's ENOENT: no pool can be missing there, a device's link was (udev re-adding a new
+    partition's link later than zfs_vdev_open_timeout_ms; seen once in CI under TCG)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(
+            f"{line}: a device's link went away while the pool was made; its disks now hold partitions,"
+            " so check them and create again with force"
+        )
+
+
 class ToolMissing(SystemFault):
     """The program is not installed here (e.g. zpool on a host that is not an appliance)."""
 

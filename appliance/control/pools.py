@@ -15,7 +15,14 @@ from typing import Any
 from pydantic import BaseModel, Field, model_validator
 
 from appliance.control import disks, names, zjson
-from appliance.control.errors import AlreadyExists, Conflict, DeviceInUse, InvalidRequest, NotFound
+from appliance.control.errors import (
+    AlreadyExists,
+    Conflict,
+    DeviceInUse,
+    DeviceVanished,
+    InvalidRequest,
+    NotFound,
+)
 from appliance.control.gateway import Gateway, Rules
 
 TIMEOUT = 300.0  # creating on a slow SAN LUN writes labels to every device
@@ -28,6 +35,8 @@ RULES: Rules = (
     ),
     (r"no such device|cannot open '/dev|cannot resolve path", NotFound),
 )
+# A create cannot miss a pool: its ENOENT is a device link gone (see DeviceVanished).
+CREATE_RULES: Rules = ((r"cannot create '[^']*': no such pool or dataset", DeviceVanished), *RULES)
 # Properties of every pool's root dataset; ganesha 6.5 on FSAL_VFS needs POSIX ACLs (DESIGN.md section 5).
 ROOT_PROPERTIES = {"acltype": "posix", "xattr": "sa", "compression": "lz4", "atime": "off"}
 
@@ -105,7 +114,7 @@ def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
     """Create the pool after checking its devices are free (or forced); return its health."""
     chosen = disks.resolve(gw, spec.devices(), force=spec.force)
     autotrim = all(d.trim for d in chosen)
-    gw.run(create_argv(spec, choose_ashift(chosen), autotrim), rules=RULES, timeout=TIMEOUT)
+    gw.run(create_argv(spec, choose_ashift(chosen), autotrim), rules=CREATE_RULES, timeout=TIMEOUT)
     return status(gw, spec.name)
 
 

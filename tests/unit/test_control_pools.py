@@ -12,6 +12,7 @@ from appliance.control.errors import (
     AlreadyExists,
     Conflict,
     DeviceInUse,
+    DeviceVanished,
     InvalidName,
     InvalidRequest,
     NotFound,
@@ -140,3 +141,13 @@ def test_scrub_while_a_scan_runs_is_a_conflict() -> None:
     said = Result(("zpool", "scrub", "spool"), 1, "", "cannot scrub spool: currently resilvering\n")
     err = translate(said, pools.SCRUB_RULES)
     assert isinstance(err, Conflict) and str(err) == "cannot scrub spool: currently resilvering"
+
+
+def test_a_create_that_loses_a_device_link_is_not_a_missing_pool() -> None:
+    # zpool's answer in CI (reliability smoke, stop 35): ENOENT from the create ioctl. To an admin a 404
+    # "no such pool" for a pool they are creating says nothing; this names the device and what to do.
+    said = Result(("zpool", "create", "tank"), 1, "", "cannot create 'tank': no such pool or dataset\n")
+    err = translate(said, pools.CREATE_RULES)
+    assert isinstance(err, DeviceVanished) and str(err).startswith("cannot create 'tank': no such pool")
+    assert "create again with force" in str(err)
+    assert isinstance(translate(said, pools.RULES), NotFound)  # elsewhere the same words mean no pool
