@@ -180,6 +180,23 @@ def test_targets_report_missed_met_and_not_run() -> None:
     assert found["provisioning read offload"]["met"] is None
 
 
+def test_write_offload_over_a_whole_workload_sums_its_phases() -> None:
+    def phase(name: str, client: int, san: int) -> dict[str, object]:
+        return {"phase": name, "kind": "mix", "client": {"write_bytes": client}, "san": {"write_bytes": san}}
+
+    copy, clones = phase("copy", 1200, 600), phase("clone-boot", 200, 300)
+    stacks = {
+        "bare-lun": {"phases": [phase("copy", 1200, 1200), phase("clone-boot", 200, 200)]},
+        "arcvsa": {"phases": [copy, clones, {"phase": "drop", "kind": "drop-cache"}]},
+        "nas-xfs": {"phases": [phase("copy", 1200, 0), phase("clone-boot", 200, 0)]},
+        "zfs-defaults": {"phases": [copy, {**clones, "error": "boom"}]},  # one phase left: no figure
+    }
+    (line,) = report.whole_writes(stacks)
+    assert "bare LUN (VMFS-like) 1.0x" in line and "arcvsa (tuned) 1.56x" in line
+    assert "NAS VM (XFS + knfsd) >=0.3x" in line and "OpenZFS" not in line
+    assert report.whole_writes({"arcvsa": {"phases": [copy]}}) == []
+
+
 def test_workload_model_is_strict() -> None:
     with pytest.raises(ValueError, match="desktops"):
         Workload.model_validate({"name": "x", "description": "x", "sources": ["x"], "san": "raid5-9",
