@@ -135,10 +135,10 @@ def whole_writes(stacks: dict[str, Any]) -> list[str]:
     found = []
     for stack, result in stacks.items():
         rows = [r for r in result["phases"] if "san" in r and "error" not in r]
-        client = sum(pick(r, "client.write_bytes") or 0 for r in rows)
-        if sum(1 for r in rows if pick(r, "client.write_bytes")) < 2:
+        writes = [w for r in rows if (w := pick(r, "client.write_bytes"))]
+        if len(writes) < 2:
             continue
-        san = sum(pick(r, "san.write_bytes") or 0 for r in rows)
+        client, san = sum(writes), sum(pick(r, "san.write_bytes") or 0 for r in rows)
         found.append(f"{LABELS.get(stack, stack)} {'' if san else '>='}{offload(client, san)}x")
     if not found:
         return []

@@ -325,6 +325,8 @@ class ZfsDefaults(ApplianceStack):
     name = "zfs-defaults"
 
     def prepare(self) -> None:
+        # Made by hand, as a user would: udev's boot backlog first (pools.create retries that race instead).
+        self.ssh(["udevadm", "settle", "--timeout=120"], timeout=150)
         self.ssh(["zpool", "create", "-f", POOL, LUN_PATH, "log", SLOG, "cache", L2ARC])
         self.ssh(["zfs", "create", "-o", "acltype=posix", DATASET])
         export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}

@@ -35,8 +35,16 @@ RULES: Rules = (
     ),
     (r"no such device|cannot open '/dev|cannot resolve path", NotFound),
 )
-# A create cannot miss a pool: its ENOENT is a device link gone (see DeviceVanished).
-CREATE_RULES: Rules = ((r"cannot create '[^']*': no such pool or dataset", DeviceVanished), *RULES)
+# A create cannot miss a pool: its ENOENT, like its ENXIO, is a device the module could not open as the
+# pool was made (see DeviceVanished).
+CREATE_RULES: Rules = (
+    (
+        r"cannot create '[^']*': (no such pool or dataset|one or more devices is currently unavailable)",
+        DeviceVanished,
+    ),
+    *RULES,
+)
+SETTLE_TIMEOUT = 120  # seconds udevadm may wait for udev's queue (a boot's backlog under TCG)
 # Properties of every pool's root dataset; ganesha 6.5 on FSAL_VFS needs POSIX ACLs (DESIGN.md section 5).
 ROOT_PROPERTIES = {"acltype": "posix", "xattr": "sa", "compression": "lz4", "atime": "off"}
 
@@ -113,8 +121,16 @@ def create_argv(spec: PoolSpec, ashift: int, autotrim: bool) -> list[str]:
 def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
     """Create the pool after checking its devices are free (or forced); return its health."""
     chosen = disks.resolve(gw, spec.devices(), force=spec.force)
-    autotrim = all(d.trim for d in chosen)
-    gw.run(create_argv(spec, choose_ashift(chosen), autotrim), rules=CREATE_RULES, timeout=TIMEOUT)
+    ashift, autotrim = choose_ashift(chosen), all(d.trim for d in chosen)
+    try:
+        gw.run(create_argv(spec, ashift, autotrim), rules=CREATE_RULES, timeout=TIMEOUT)
+    except DeviceVanished:
+        # udev still busy (an appliance's first minutes, a burst of disk events) re-makes a partition's
+        # by-id link just as the module opens it. Nothing was made; the disks, checked free above, hold
+        # only the labels this call wrote, which force lets the second try overwrite once udev is idle.
+        gw.run(["udevadm", "settle", f"--timeout={SETTLE_TIMEOUT}"], timeout=SETTLE_TIMEOUT + 30)
+        retry = spec.model_copy(update={"force": True})
+        gw.run(create_argv(retry, ashift, autotrim), rules=CREATE_RULES, timeout=TIMEOUT)
     return status(gw, spec.name)
 
 

@@ -200,6 +200,8 @@ def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:
 def test_file_over_nfs_reaches_the_luns(appliance: ApplianceVm, san: San, tmp_path: Path) -> None:
     vm = appliance
     luns = [f"/dev/disk/by-id/virtio-{lun.name}" for lun in vm.config.luns]
+    # udev's boot backlog first: a new partition's link re-made as the module opens it fails the create
+    vm.ssh(["udevadm", "settle", "--timeout=120"], timeout=150)
     vm.ssh(["zpool", "create", "-o", "ashift=12", "-O", "acltype=posix", "-O", "xattr=sa", "tank", *luns])
     vm.ssh(["zfs", "create", "tank/smoke"])
     vm.ssh(["tee", "/etc/ganesha/ganesha.conf"], input_bytes=GANESHA_CONF.encode())

@@ -151,3 +151,27 @@ def test_a_create_that_loses_a_device_link_is_not_a_missing_pool() -> None:
     assert isinstance(err, DeviceVanished) and str(err).startswith("cannot create 'tank': no such pool")
     assert "create again with force" in str(err)
     assert isinstance(translate(said, pools.RULES), NotFound)  # elsewhere the same words mean no pool
+    # ENXIO, the same race met a partition node an instant before udev re-made it (make test's bench smoke)
+    said = Result(
+        ("zpool", "create", "tank"),
+        1,
+        "",
+        "cannot create 'tank': one or more devices is currently unavailable\n",
+    )
+    assert isinstance(translate(said, pools.CREATE_RULES), DeviceVanished)
+
+
+def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(tmp_path: Path) -> None:
+    # Recorded in the lab VM while udev worked through every block device's add event: the module's open
+    # of a new partition failed, zpool exited 1; after udevadm settle the same create, forced, made it.
+    gw, _, runner = replay("pool_race", tmp_path)
+    health = pools.create(gw, PoolSpec(name="tank", data=[LUN0], log=[SLOG], cache=[L2ARC]))
+    assert health.state == "ONLINE"
+    creates = [c for c in runner.calls if c[:2] == ["zpool", "create"]]
+    assert (
+        len(creates) == 2
+        and "-f" not in creates[0]
+        and creates[1] == [*creates[0][:-6], "-f", *creates[0][-6:]]
+    )
+    settle = runner.calls.index(["udevadm", "settle", f"--timeout={pools.SETTLE_TIMEOUT}"])
+    assert runner.calls.index(creates[0]) < settle < runner.calls.index(creates[1])
