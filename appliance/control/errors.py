@@ -51,14 +51,15 @@ class ServiceDown(SystemFault):
 
 
 class DeviceVanished(SystemFault):
-    """zpool create's ENOENT or ENXIO: no pool can be missing there, a device's link or partition was
-    (udev re-making a new partition's link as the module opened it; seen in CI under TCG, and in the lab
-    once in ten creates made while udev worked through a burst of block events)."""
+    """zpool create's, add's or replace's ENOENT or ENXIO: no pool can be missing there, a new partition's
+    link or node was (udev re-making it as the module opened it; seen in CI and make reliability under
+    TCG, and in the lab once in ten creates made while udev worked through a burst of block events).
+    pools retries once after udev settles; this is the second try's failure."""
 
     def __init__(self, line: str) -> None:
         super().__init__(
-            f"{line}: a device's link went away while the pool was made; its disks now hold partitions,"
-            " so check them and create again with force"
+            f"{line}: a device went away as the pool took it, twice; its disks now hold partitions,"
+            " so check them and try again with force"
         )
 
 

@@ -35,11 +35,13 @@ RULES: Rules = (
     ),
     (r"no such device|cannot open '/dev|cannot resolve path", NotFound),
 )
-# A create cannot miss a pool: its ENOENT, like its ENXIO, is a device the module could not open as the
-# pool was made (see DeviceVanished).
-CREATE_RULES: Rules = (
+# zpool create, add and replace label whole disks, then the module opens each new partition. There ENOENT
+# or ENXIO is that partition's link or node, re-made by udev as it was opened (see DeviceVanished), never a
+# missing pool: add and replace open the pool first ("cannot open 'x': no such pool").
+LABEL_RULES: Rules = (
     (
-        r"cannot create '[^']*': (no such pool or dataset|one or more devices is currently unavailable)",
+        r"cannot (create '[^']*'|add to '[^']*'|replace \S+ with \S+): "
+        r"(no such pool or dataset|one or more devices is currently unavailable)",
         DeviceVanished,
     ),
     *RULES,
@@ -118,19 +120,27 @@ def create_argv(spec: PoolSpec, ashift: int, autotrim: bool) -> list[str]:
     return argv
 
 
+def _labelling(gw: Gateway, argv: list[str], forced: list[str]) -> None:
+    """Run a zpool command that labels whole disks; if it loses the race with udev, run ``forced`` once
+    udev is idle.
+
+    udev still busy (an appliance's first minutes, a burst of disk events) re-makes a new partition's
+    by-id link just as the module opens it. Nothing was added; the disks, checked free by the caller, hold
+    only the labels this call wrote, which force lets the second try overwrite.
+    """
+    try:
+        gw.run(argv, rules=LABEL_RULES, timeout=TIMEOUT)
+    except DeviceVanished:
+        gw.run(["udevadm", "settle", f"--timeout={SETTLE_TIMEOUT}"], timeout=SETTLE_TIMEOUT + 30)
+        gw.run(forced, rules=LABEL_RULES, timeout=TIMEOUT)
+
+
 def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
     """Create the pool after checking its devices are free (or forced); return its health."""
     chosen = disks.resolve(gw, spec.devices(), force=spec.force)
     ashift, autotrim = choose_ashift(chosen), all(d.trim for d in chosen)
-    try:
-        gw.run(create_argv(spec, ashift, autotrim), rules=CREATE_RULES, timeout=TIMEOUT)
-    except DeviceVanished:
-        # udev still busy (an appliance's first minutes, a burst of disk events) re-makes a partition's
-        # by-id link just as the module opens it. Nothing was made; the disks, checked free above, hold
-        # only the labels this call wrote, which force lets the second try overwrite once udev is idle.
-        gw.run(["udevadm", "settle", f"--timeout={SETTLE_TIMEOUT}"], timeout=SETTLE_TIMEOUT + 30)
-        retry = spec.model_copy(update={"force": True})
-        gw.run(create_argv(retry, ashift, autotrim), rules=CREATE_RULES, timeout=TIMEOUT)
+    forced = spec.model_copy(update={"force": True})
+    _labelling(gw, create_argv(spec, ashift, autotrim), create_argv(forced, ashift, autotrim))
     return status(gw, spec.name)
 
 
@@ -140,8 +150,8 @@ def add(
     """Grow a pool by LUNs (scale-up); the new vdev should match the pool's layout."""
     names.pool(pool)
     chosen = disks.resolve(gw, devices, force=force)
-    argv = ["zpool", "add", "-o", f"ashift={choose_ashift(chosen)}", *(["-f"] if force else []), pool]
-    gw.run([*argv, *vdev_args(layout, devices)], rules=RULES, timeout=TIMEOUT)
+    argv = ["zpool", "add", "-o", f"ashift={choose_ashift(chosen)}", pool, *vdev_args(layout, devices)]
+    _labelling(gw, [*argv[:4], *(["-f"] if force else []), *argv[4:]], [*argv[:4], "-f", *argv[4:]])
     return status(gw, pool)
 
 
@@ -150,7 +160,8 @@ def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) 
     names.pool(pool)
     names.device(old)
     disks.resolve(gw, [new], force=force)
-    gw.run(["zpool", "replace", *(["-f"] if force else []), pool, old, new], rules=RULES, timeout=TIMEOUT)
+    argv = ["zpool", "replace", *(["-f"] if force else []), pool, old, new]
+    _labelling(gw, argv, ["zpool", "replace", "-f", pool, old, new])
     return status(gw, pool)
 
 

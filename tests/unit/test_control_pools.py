@@ -147,9 +147,9 @@ def test_a_create_that_loses_a_device_link_is_not_a_missing_pool() -> None:
     # zpool's answer in CI (reliability smoke, stop 35): ENOENT from the create ioctl. To an admin a 404
     # "no such pool" for a pool they are creating says nothing; this names the device and what to do.
     said = Result(("zpool", "create", "tank"), 1, "", "cannot create 'tank': no such pool or dataset\n")
-    err = translate(said, pools.CREATE_RULES)
+    err = translate(said, pools.LABEL_RULES)
     assert isinstance(err, DeviceVanished) and str(err).startswith("cannot create 'tank': no such pool")
-    assert "create again with force" in str(err)
+    assert "try again with force" in str(err)
     assert isinstance(translate(said, pools.RULES), NotFound)  # elsewhere the same words mean no pool
     # ENXIO, the same race met a partition node an instant before udev re-made it (make test's bench smoke)
     said = Result(
@@ -158,7 +158,18 @@ def test_a_create_that_loses_a_device_link_is_not_a_missing_pool() -> None:
         "",
         "cannot create 'tank': one or more devices is currently unavailable\n",
     )
-    assert isinstance(translate(said, pools.CREATE_RULES), DeviceVanished)
+    assert isinstance(translate(said, pools.LABEL_RULES), DeviceVanished)
+    # make reliability (session 42): a spare replacing a failed mirror side, ENOENT on its new partition
+    line = "cannot replace /dev/disk/by-id/virtio-lun0-part1 with /dev/disk/by-id/virtio-lun2: no such pool or dataset"
+    said = Result(("zpool", "replace", "-f", "mpool"), 1, "", line + "\n")
+    assert isinstance(translate(said, pools.LABEL_RULES), DeviceVanished)
+    said = Result(
+        ("zpool", "add"), 1, "", "cannot add to 'tank': one or more devices is currently unavailable\n"
+    )
+    assert isinstance(translate(said, pools.LABEL_RULES), DeviceVanished)
+    # add and replace open the pool first: a missing pool stays a 404
+    said = Result(("zpool", "replace", "nosuch"), 1, "", "cannot open 'nosuch': no such pool\n")
+    assert isinstance(translate(said, pools.LABEL_RULES), NotFound)
 
 
 def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(tmp_path: Path) -> None:
