@@ -54,12 +54,13 @@ class DeviceVanished(SystemFault):
     """zpool create's, add's or replace's ENOENT or ENXIO: no pool can be missing there, a new partition's
     link or node was (udev re-making it as the module opened it; seen in CI and make reliability under
     TCG, and in the lab once in ten creates made while udev worked through a burst of block events).
-    pools retries once after udev settles; this is the second try's failure."""
+    pools retries once after udev settles: the caller sees the second try's."""
 
     def __init__(self, line: str) -> None:
+        self.line = line  # zpool's own words
         super().__init__(
-            f"{line}: a device went away as the pool took it, twice; its disks now hold partitions,"
-            " so check them and try again with force"
+            f"{line}: a device went away as the pool took it (udev re-making its new partition); its disks"
+            " now hold partitions, so check them and try again with force"
         )
 
 

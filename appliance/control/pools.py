@@ -8,6 +8,7 @@ whatever order the disks appear in (the default cachefile brings them back at bo
 
 from __future__ import annotations
 
+import logging
 import math
 from enum import StrEnum
 from typing import Any
@@ -49,6 +50,7 @@ LABEL_RULES: Rules = (
 SETTLE_TIMEOUT = 120  # seconds udevadm may wait for udev's queue (a boot's backlog under TCG)
 # Properties of every pool's root dataset; ganesha 6.5 on FSAL_VFS needs POSIX ACLs (DESIGN.md section 5).
 ROOT_PROPERTIES = {"acltype": "posix", "xattr": "sa", "compression": "lz4", "atime": "off"}
+log = logging.getLogger("arcvsa.pools")
 
 
 class Layout(StrEnum):
@@ -130,7 +132,8 @@ def _labelling(gw: Gateway, argv: list[str], forced: list[str]) -> None:
     """
     try:
         gw.run(argv, rules=LABEL_RULES, timeout=TIMEOUT)
-    except DeviceVanished:
+    except DeviceVanished as err:
+        log.warning("%s: retrying once, forced, when udev is idle", err.line)
         gw.run(["udevadm", "settle", f"--timeout={SETTLE_TIMEOUT}"], timeout=SETTLE_TIMEOUT + 30)
         gw.run(forced, rules=LABEL_RULES, timeout=TIMEOUT)
 

@@ -172,7 +172,9 @@ def test_a_create_that_loses_a_device_link_is_not_a_missing_pool() -> None:
     assert isinstance(translate(said, pools.LABEL_RULES), NotFound)
 
 
-def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(tmp_path: Path) -> None:
+def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     # Recorded in the lab VM while udev worked through every block device's add event: the module's open
     # of a new partition failed, zpool exited 1; after udevadm settle the same create, forced, made it.
     gw, _, runner = replay("pool_race", tmp_path)
@@ -186,3 +188,7 @@ def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(tmp_path: P
     )
     settle = runner.calls.index(["udevadm", "settle", f"--timeout={pools.SETTLE_TIMEOUT}"])
     assert runner.calls.index(creates[0]) < settle < runner.calls.index(creates[1])
+    assert [r.getMessage() for r in caplog.records] == [
+        "cannot create 'tank': one or more devices is currently unavailable: retrying once, forced,"
+        " when udev is idle"
+    ]
