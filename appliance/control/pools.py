@@ -128,7 +128,8 @@ def _labelling(gw: Gateway, argv: list[str], forced: list[str]) -> None:
 
     udev still busy (an appliance's first minutes, a burst of disk events) re-makes a new partition's
     by-id link just as the module opens it. Nothing was added; the disks, checked free by the caller, hold
-    only the labels this call wrote, which force lets the second try overwrite.
+    only the labels this call wrote, which force lets the second try overwrite. (zpool's other checks that
+    force skips, replication level and ashift, come before labelling: the first try passed them.)
     """
     try:
         gw.run(argv, rules=LABEL_RULES, timeout=TIMEOUT)
