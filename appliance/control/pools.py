@@ -122,9 +122,9 @@ def create_argv(spec: PoolSpec, ashift: int, autotrim: bool) -> list[str]:
     return argv
 
 
-def _labelling(gw: Gateway, argv: list[str], forced: list[str]) -> None:
-    """Run a zpool command that labels whole disks; if it loses the race with udev, run ``forced`` once
-    udev is idle.
+def _labelling(gw: Gateway, argv: list[str], pool: str) -> None:
+    """Run a zpool command that labels whole disks; if it loses the race with udev, run it once more,
+    forced (``-f`` before the pool's name), when udev is idle.
 
     udev still busy (an appliance's first minutes, a burst of disk events) re-makes a new partition's
     by-id link just as the module opens it. Nothing was added; the disks, checked free by the caller, hold
@@ -136,15 +136,14 @@ def _labelling(gw: Gateway, argv: list[str], forced: list[str]) -> None:
     except DeviceVanished as err:
         log.warning("%s: retrying once, forced, when udev is idle", err.line)
         gw.run(["udevadm", "settle", f"--timeout={SETTLE_TIMEOUT}"], timeout=SETTLE_TIMEOUT + 30)
-        gw.run(forced, rules=LABEL_RULES, timeout=TIMEOUT)
+        at = argv.index(pool, 2)  # a pool name never equals zpool's words or options before it
+        gw.run(argv if "-f" in argv else [*argv[:at], "-f", *argv[at:]], rules=LABEL_RULES, timeout=TIMEOUT)
 
 
 def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
     """Create the pool after checking its devices are free (or forced); return its health."""
     chosen = disks.resolve(gw, spec.devices(), force=spec.force)
-    ashift, autotrim = choose_ashift(chosen), all(d.trim for d in chosen)
-    forced = spec.model_copy(update={"force": True})
-    _labelling(gw, create_argv(spec, ashift, autotrim), create_argv(forced, ashift, autotrim))
+    _labelling(gw, create_argv(spec, choose_ashift(chosen), all(d.trim for d in chosen)), spec.name)
     return status(gw, spec.name)
 
 
@@ -154,8 +153,8 @@ def add(
     """Grow a pool by LUNs (scale-up); the new vdev should match the pool's layout."""
     names.pool(pool)
     chosen = disks.resolve(gw, devices, force=force)
-    argv = ["zpool", "add", "-o", f"ashift={choose_ashift(chosen)}", pool, *vdev_args(layout, devices)]
-    _labelling(gw, [*argv[:4], *(["-f"] if force else []), *argv[4:]], [*argv[:4], "-f", *argv[4:]])
+    argv = ["zpool", "add", "-o", f"ashift={choose_ashift(chosen)}", *(["-f"] if force else []), pool]
+    _labelling(gw, [*argv, *vdev_args(layout, devices)], pool)
     return status(gw, pool)
 
 
@@ -164,8 +163,7 @@ def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) 
     names.pool(pool)
     names.device(old)
     disks.resolve(gw, [new], force=force)
-    argv = ["zpool", "replace", *(["-f"] if force else []), pool, old, new]
-    _labelling(gw, argv, ["zpool", "replace", "-f", pool, old, new])
+    _labelling(gw, ["zpool", "replace", *(["-f"] if force else []), pool, old, new], pool)
     return status(gw, pool)
 
 
