@@ -13,7 +13,12 @@ import uvicorn.config
 from api.app import create_app
 from api.settings import Settings
 from api.tls import ensure_certificate
-from appliance.control import cgroup
+from appliance.control import cgroup, modparams
+from appliance.control.errors import ControlError
+from appliance.control.files import Files, LocalFiles
+from appliance.upgrade import release
+
+log = logging.getLogger("arcvsa.api")
 
 
 class ChangesAndFailures(logging.Filter):
@@ -37,6 +42,21 @@ def log_config() -> dict[str, object]:
     return config
 
 
+def hold_device_wait(settings: Settings, files: Files | None = None) -> None:
+    """On an appliance (a release installed), before any pool can be made through the api; a dev host or
+    a test leaves its own modprobe.d alone. Not fatal: without it a create that outlasts the module's
+    default wait is still retried (appliance.control.pools)."""
+    if release.current(settings.install_root) is None:
+        return
+    try:
+        held = modparams.hold_device_wait(files or LocalFiles("/"))
+    except (ControlError, OSError) as err:
+        log.warning("the zfs device wait is not held: %s", err)
+        return
+    if held.changed_live or held.persisted:
+        log.info("zfs device wait set: %s", modparams.DEVICE_WAIT)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m api", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
@@ -48,6 +68,7 @@ def main() -> None:
     settings = Settings()
     # First, while the api has no child: its unit delegates its cgroup (appliance.control.cgroup says why).
     refreshes = cgroup.split_for_reads()
+    hold_device_wait(settings)
     cert, key = ensure_certificate(settings.data_dir)
     app = create_app(settings, refreshes)
     # What is built by now (modules, routes, schemas: ~175k objects) lives as long as the process. A full

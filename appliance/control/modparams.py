@@ -1,7 +1,9 @@
 """ZFS module parameters: applied live through /sys/module/zfs/parameters, persisted in /etc/modprobe.d.
 
-Idempotent: a value already in effect is not written again, and the modprobe file is rewritten only
-when its content changes (the initramfs is not rebuilt: zfs loads from the root file system here).
+Two files, which modprobe merges: the tuning plan's (``MODPROBE``, the admin's choice) and the device
+wait every appliance holds whatever its plan (``DEVICES``). Idempotent: a value already in effect is not
+written again, and a file is rewritten only when its content changes (the initramfs is not rebuilt: zfs
+loads from the root file system here).
 """
 
 from __future__ import annotations
@@ -17,6 +19,16 @@ SYSFS = "/sys/module/zfs/parameters"
 MODPROBE = "/etc/modprobe.d/zfs-arcvsa.conf"
 NAME = re.compile(r"(zfs|l2arc|zil|spa|metaslab|zio|dbuf|vdev)_[a-z0-9_]{1,64}")
 HEADER = "# Written by arcvsa (appliance.control.modparams) from the tuning plan.\n"
+DEVICES = "/etc/modprobe.d/zfs-arcvsa-devices.conf"
+# zpool create/add/replace label a whole disk, then the kernel opens its -part1 link, which udev may be
+# removing and re-adding meanwhile (a partition rescan). OpenZFS retries that open for
+# zfs_vdev_open_timeout_ms, 1 s by default, and a slow udev outlasted it under TCG in CI. 10 s covers
+# it; a LUN that is really missing at import is declared missing 9 s later.
+DEVICE_WAIT = {"zfs_vdev_open_timeout_ms": 10_000}
+DEVICES_HEADER = (
+    "# Written by arcvsa (appliance.control.modparams) at every api start: how long a new partition's\n"
+    "# link is waited for (pools.py retries what outlasts it). zfs-arcvsa.conf holds the tuning plan's.\n"
+)
 
 
 class Applied(BaseModel):
@@ -26,10 +38,10 @@ class Applied(BaseModel):
     persisted: bool = Field(description="the modprobe.d file was (re)written")
 
 
-def render(params: dict[str, int]) -> str:
-    """The modprobe.d file: one options line, parameters sorted for a stable diff."""
+def render(params: dict[str, int], header: str = HEADER) -> str:
+    """A modprobe.d file: one options line, parameters sorted for a stable diff."""
     words = " ".join(f"{k}={int(v)}" for k, v in sorted(params.items()))
-    return f"{HEADER}options zfs {words}\n"
+    return f"{header}options zfs {words}\n"
 
 
 def current(files: Files, name: str) -> int:
@@ -40,8 +52,8 @@ def current(files: Files, name: str) -> int:
     return int(text.strip())
 
 
-def apply(files: Files, params: dict[str, int]) -> Applied:
-    """Apply ``params`` live where they differ and persist them all."""
+def apply(files: Files, params: dict[str, int], path: str = MODPROBE, header: str = HEADER) -> Applied:
+    """Apply ``params`` live where they differ and persist them all in ``path``."""
     for name in params:
         if not NAME.fullmatch(name):
             raise InvalidName(f"not a zfs module parameter name: {name!r}")
@@ -50,4 +62,11 @@ def apply(files: Files, params: dict[str, int]) -> Applied:
         if current(files, name) != int(value):
             files.poke(f"{SYSFS}/{name}", f"{int(value)}\n")
             changed[name] = int(value)
-    return Applied(changed_live=changed, persisted=files.write(MODPROBE, render(params)))
+    return Applied(changed_live=changed, persisted=files.write(path, render(params, header)))
+
+
+def hold_device_wait(files: Files) -> Applied:
+    """The device wait in effect now and at every module load. The api does this at each start rather
+    than the image carrying the file: an in-place upgrade installs code and units, not /etc, so an
+    appliance first built without it gets it from the first release that runs this."""
+    return apply(files, DEVICE_WAIT, DEVICES, DEVICES_HEADER)

@@ -127,7 +127,8 @@ def _labelling(gw: Gateway, argv: list[str], pool: str) -> None:
     forced (``-f`` before the pool's name), when udev is idle.
 
     udev still busy (an appliance's first minutes, a burst of disk events) re-makes a new partition's
-    by-id link just as the module opens it. Nothing was added; the disks, checked free by the caller, hold
+    by-id link just as the module opens it; the module's own wait for it (``modparams.DEVICE_WAIT``)
+    did not always hold in the lab. Nothing was added; the disks, checked free by the caller, hold
     only the labels this call wrote, which force lets the second try overwrite. (zpool's other checks that
     force skips, replication level and ashift, come before labelling: the first try passed them.)
     """

@@ -139,9 +139,25 @@ def test_the_image_ships_the_ganesha_config_the_api_writes(booted: BootedApplian
 
 def test_zfs_waits_for_a_partition_link_udev_re_adds(booted: BootedAppliance) -> None:
     """CI once failed a pool create with ENOENT: the -part1 link was gone for over OpenZFS's default 1 s
-    while udev re-added it. The image's modprobe.d gives it 10 s (the module loads with it at boot)."""
-    timeout = booted.vm.ssh(["cat", "/sys/module/zfs/parameters/zfs_vdev_open_timeout_ms"])
-    assert timeout.strip() == "10000"
+    while udev re-added it. The api holds 10 s at each start, live and in modprobe.d (the image carries
+    no such file, so an appliance upgraded in place gets it too); a module back at its default is set
+    again, as after an upgrade from a release without it."""
+    from appliance.control import modparams
+
+    vm = booted.vm
+    param = f"{modparams.SYSFS}/zfs_vdev_open_timeout_ms"
+    assert vm.ssh(["cat", param]).strip() == "10000"
+    assert vm.ssh(["cat", modparams.DEVICES]) == modparams.render(
+        modparams.DEVICE_WAIT, modparams.DEVICES_HEADER
+    )
+    vm.ssh(["rm", modparams.DEVICES])
+    vm.ssh(["tee", param], input_bytes=b"1000\n")  # OpenZFS 2.3's default
+    hold = "from appliance.control import files, modparams\n"
+    hold += "print(modparams.hold_device_wait(files.LocalFiles()).model_dump_json())"
+    held = json.loads(vm.ssh(["/opt/arcvsa/venv/bin/python", "-c", hold]))
+    assert held == {"changed_live": {"zfs_vdev_open_timeout_ms": 10000}, "persisted": True}
+    assert vm.ssh(["cat", param]).strip() == "10000"
+    assert vm.ssh(["test", "-s", modparams.DEVICES]) == ""
 
 
 def test_the_api_runs_in_its_own_slice_beside_system_slice(booted: BootedAppliance) -> None:
