@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from api.tuning.schemas import Parameter
 from appliance.control import modparams
 from appliance.control.errors import InvalidName
@@ -20,14 +18,11 @@ TUNED = (
     "zfs_txg_timeout",
     "l2arc_rebuild_enabled",
 )
-OPTION = re.compile(r"([a-z0-9_]+)=(\d+)")
 
 
 def persisted(files: Files) -> dict[str, int]:
-    """The values arcvsa's modprobe.d file sets at module load."""
-    text = files.read(modparams.MODPROBE) or ""
-    lines = [line.split()[2:] for line in text.splitlines() if line.startswith("options zfs ")]
-    return {m[1]: int(m[2]) for words in lines for w in words if (m := OPTION.fullmatch(w))}
+    """The values the tuning plan's modprobe.d file sets at module load."""
+    return modparams.persisted(files)
 
 
 def parameters(files: Files) -> list[Parameter]:

@@ -18,6 +18,7 @@ from appliance.control.files import Files
 SYSFS = "/sys/module/zfs/parameters"
 MODPROBE = "/etc/modprobe.d/zfs-arcvsa.conf"
 NAME = re.compile(r"(zfs|l2arc|zil|spa|metaslab|zio|dbuf|vdev)_[a-z0-9_]{1,64}")
+OPTION = re.compile(r"([a-z0-9_]+)=(\d+)")
 HEADER = "# Written by arcvsa (appliance.control.modparams) from the tuning plan.\n"
 DEVICES = "/etc/modprobe.d/zfs-arcvsa-devices.conf"
 # zpool create/add/replace label a whole disk, then the kernel opens its -part1 link, which udev may be
@@ -44,6 +45,13 @@ def render(params: dict[str, int], header: str = HEADER) -> str:
     return f"{header}options zfs {words}\n"
 
 
+def persisted(files: Files, path: str = MODPROBE) -> dict[str, int]:
+    """The values a modprobe.d file of arcvsa's sets at module load."""
+    text = files.read(path) or ""
+    lines = [line.split()[2:] for line in text.splitlines() if line.startswith("options zfs ")]
+    return {m[1]: int(m[2]) for words in lines for w in words if (m := OPTION.fullmatch(w))}
+
+
 def current(files: Files, name: str) -> int:
     """The value in effect now."""
     text = files.read(f"{SYSFS}/{name}")
@@ -68,5 +76,10 @@ def apply(files: Files, params: dict[str, int], path: str = MODPROBE, header: st
 def hold_device_wait(files: Files) -> Applied:
     """The device wait in effect now and at every module load. The api does this at each start rather
     than the image carrying the file: an in-place upgrade installs code and units, not /etc, so an
-    appliance first built without it gets it from the first release that runs this."""
-    return apply(files, DEVICE_WAIT, DEVICES, DEVICES_HEADER)
+    appliance first built without it gets it from the first release that runs this. A value the admin
+    put in the tuning plan stands: then there is no device file to contradict it."""
+    chosen = persisted(files)
+    wanted = {k: v for k, v in DEVICE_WAIT.items() if k not in chosen}
+    if not wanted:
+        return Applied(changed_live={}, persisted=files.remove(DEVICES))
+    return apply(files, wanted, DEVICES, DEVICES_HEADER)

@@ -53,3 +53,12 @@ def test_without_zfs_loaded_the_api_still_starts(tmp_path: Path, caplog: pytest.
     hold_device_wait(settings, files)  # no /sys/module/zfs: NotFound, logged, not raised
     assert "the zfs device wait is not held: no such zfs module parameter" in caplog.text
     assert files.read(modparams.DEVICES) is None
+
+
+def test_a_wait_the_admin_chose_in_the_tuning_plan_stands(tmp_path: Path) -> None:
+    settings, files = appliance(tmp_path)
+    files.write(PARAM, MODULE_DEFAULT)
+    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 30000})  # PUT /api/tuning/parameters
+    files.write(modparams.DEVICES, modparams.render(modparams.DEVICE_WAIT, modparams.DEVICES_HEADER))
+    hold_device_wait(settings, files)
+    assert files.read(PARAM) == "30000\n" and files.read(modparams.DEVICES) is None
