@@ -40,6 +40,7 @@ from fixtures.appliance.remote import SshRunner, nfs_cp, wait_writable
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
 
+from appliance.control import modparams
 from appliance.upgrade import bundle
 from reliability.ledger import read_ledger, verify
 from reliability.writer import Writer, WriterSpec
@@ -282,6 +283,12 @@ def test_an_in_place_upgrade_keeps_data_and_configuration_and_rolls_back_a_faile
             "import sqlite3; print(sqlite3.connect('/var/lib/arcvsa/arcvsa.db').execute("
             "'select version_num from alembic_version').fetchone()[0])"])  # fmt: skip
         assert probe.stdout.strip() == new_head, probe.stdout
+        # The new release's api holds the device wait itself: images before 7350ca7 carried it as a
+        # file of their own (another header), which upgrades never install.
+        devices = in_guest(guest, ["cat", modparams.DEVICES]).stdout
+        assert devices == modparams.render(modparams.DEVICE_WAIT, modparams.DEVICES_HEADER), devices
+        waited = in_guest(guest, ["cat", f"{modparams.SYSFS}/zfs_vdev_open_timeout_ms"]).stdout
+        assert waited.strip() == "10000", waited
         assert writer.alive(), "the writer stopped during the upgrade"
         # Not restarted either (a restart stalls creates for the grace period): the same process.
         assert ganesha_process(guest) == nfs_server
