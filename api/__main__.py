@@ -43,9 +43,9 @@ def log_config() -> dict[str, object]:
 
 
 def hold_device_wait(settings: Settings, files: Files | None = None) -> None:
-    """On an appliance (a release installed), before any pool can be made through the api; a dev host or
-    a test leaves its own modprobe.d alone. Not fatal: without it a create that outlasts the module's
-    default wait is still retried (appliance.control.pools)."""
+    """On an appliance (a release installed), before any pool can be made through the api; on a dev host
+    or in a test the machine's modprobe.d is left alone. Not fatal: without it a create that outlasts the
+    module's default wait is still retried (appliance.control.pools)."""
     if release.current(settings.install_root) is None:
         return
     try:

@@ -45,9 +45,9 @@ def render(params: dict[str, int], header: str = HEADER) -> str:
     return f"{header}options zfs {words}\n"
 
 
-def persisted(files: Files, path: str = MODPROBE) -> dict[str, int]:
-    """The values a modprobe.d file of arcvsa's sets at module load."""
-    text = files.read(path) or ""
+def persisted(files: Files) -> dict[str, int]:
+    """The values the tuning plan's modprobe.d file sets at module load."""
+    text = files.read(MODPROBE) or ""
     lines = [line.split()[2:] for line in text.splitlines() if line.startswith("options zfs ")]
     return {m[1]: int(m[2]) for words in lines for w in words if (m := OPTION.fullmatch(w))}
 
