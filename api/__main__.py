@@ -53,8 +53,8 @@ def hold_device_wait(settings: Settings, files: Files | None = None) -> None:
     except (ControlError, OSError) as err:
         log.warning("the zfs device wait is not held: %s", err)
         return
-    if held.changed_live or held.persisted:
-        log.info("zfs device wait set: %s", modparams.DEVICE_WAIT)
+    if held.changed_live or held.persisted:  # the file written, or removed for the admin's own value
+        log.info("zfs device wait: live %s, modprobe.d changed: %s", held.changed_live, held.persisted)
 
 
 def main() -> None:

@@ -61,7 +61,7 @@ from api.settings import Settings
 from api.tls import paths
 from api.tuning import service as tuning
 from api.vcenters.table import VCenter
-from appliance.control import datasets, iscsi, pools
+from appliance.control import datasets, iscsi, modparams, pools
 from appliance.control.datasets import Dataset
 from appliance.control.errors import ControlError
 from appliance.control.files import Files
@@ -173,7 +173,7 @@ def collect(db: Session, box: SecretBox, files: Files, settings: Settings) -> Pa
         nfs_backend=chosen.value if chosen is not None else None,
         exports=nfs,
         iscsi_targets=targets,
-        tuning=tuning.persisted(files),
+        tuning=modparams.persisted(files),
         notify=_notify(db, box, skipped),
         tls=_tls(settings),
         scrape_tokens=tokens,

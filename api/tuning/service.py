@@ -20,14 +20,9 @@ TUNED = (
 )
 
 
-def persisted(files: Files) -> dict[str, int]:
-    """The values the tuning plan's modprobe.d file sets at module load."""
-    return modparams.persisted(files)
-
-
 def parameters(files: Files) -> list[Parameter]:
     """The tuned parameters (and any persisted one) present in sysfs, with their persisted values."""
-    saved = persisted(files)
+    saved = modparams.persisted(files)
     out = []
     for name in sorted(set(TUNED) | set(saved)):
         if files.read(f"{modparams.SYSFS}/{name}") is not None:

@@ -10,6 +10,7 @@ from fixtures.upgrade_bundles import manifest_for, payload
 from support.api import make_settings
 
 from api.__main__ import hold_device_wait
+from api.settings import Settings
 from appliance.control import modparams
 from appliance.control.files import LocalFiles
 from appliance.upgrade import release
@@ -19,7 +20,7 @@ PARAM = f"{modparams.SYSFS}/zfs_vdev_open_timeout_ms"
 MODULE_DEFAULT = "1000\n"
 
 
-def appliance(tmp_path: Path) -> tuple[object, LocalFiles]:
+def appliance(tmp_path: Path) -> tuple[Settings, LocalFiles]:
     settings = make_settings(tmp_path / "data", install_root=tmp_path / "opt")
     first = payload(tmp_path / "p1.tar")
     release.install(tmp_path / "opt", manifest_for(first, "v1", 10), first)
