@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from appliance.control import iscsi, metrics
+from appliance.control import iscsi, metrics, modparams
 from appliance.control.errors import CommandTimeout, ControlError, ToolMissing
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
@@ -26,6 +26,7 @@ COMMAND_TIMEOUT = 20.0
 JOURNAL_LINES = 5000
 MAX_BYTES = 8 << 20  # per item: zpool events -v of a long-lived pool, a chatty journal
 DBGMSG = "/proc/spl/kstat/zfs/dbgmsg"
+MODPROBE_D = "/etc/modprobe.d"
 # The systemd units whose journal is collected (appliance/systemd, an upgrade's transient unit, the
 # image's NFS servers, LIO, and the clock and log forwarding the api's alerts and settings stand on).
 UNITS = {
@@ -71,7 +72,17 @@ class Folder:
     path: str
 
 
-Item = Command | File | Folder
+@dataclass(frozen=True)
+class Listing:
+    """Every file of a folder as one ``name value`` line each, in the bundle file ``name``: a kernel
+    module's parameters are hundreds of one-line files, read better side by side than as hundreds of
+    bundle files."""
+
+    name: str
+    path: str
+
+
+Item = Command | File | Folder | Listing
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,9 @@ def items(journal_lines: int = JOURNAL_LINES) -> list[Item]:
         Command("versions/packages.txt", dpkg, ok_codes=(0, 1)),
         File("zfs/arcstats.txt", metrics.ARCSTATS),
         File("zfs/dbgmsg.txt", DBGMSG),
+        # the values in effect now and what modprobe sets at load (the tuning plan's, the device wait's)
+        Listing("zfs/module-parameters.txt", modparams.SYSFS),
+        Folder("zfs/modprobe.d", MODPROBE_D),
         File("nfs/ganesha/ganesha.conf", ganesha.MAIN_CONF),
         Folder("nfs/ganesha/exports.d", ganesha.EXPORTS_DIR),
         File("nfs/ganesha/systemd-drop-in.conf", ganesha.DROP_IN),
@@ -202,6 +216,33 @@ def _folder(files: Files, item: Folder) -> Iterator[Piece]:
         yield _read(files, f"{item.name}/{entry}", f"{item.path.rstrip('/')}/{entry}")
 
 
+def _listing(files: Files, item: Listing) -> Piece:
+    source = f"folder: {item.path}"
+    start = time.monotonic()
+    try:
+        names = files.listdir(item.path)
+    except OSError as err:
+        return _error(item.name, source, "failed", err, start)
+    if not names:
+        return Piece(name=item.name, source=source, status="missing", error="empty or absent")
+    lines = []
+    for entry in names:
+        try:
+            value = files.read(f"{item.path.rstrip('/')}/{entry}")
+        except (OSError, UnicodeDecodeError) as err:  # a write-only parameter: say so, read the others
+            value = f"<unreadable: {type(err).__name__}>"
+        lines.append(f"{entry} {'<gone>' if value is None else value.strip()}\n")
+    text, truncated = _cut("".join(lines))
+    return Piece(
+        name=item.name,
+        source=source,
+        status="ok",
+        text=text,
+        truncated=truncated,
+        seconds=round(time.monotonic() - start, 3),
+    )
+
+
 def collect(
     gw: Gateway, files: Files, *, timeout: float = COMMAND_TIMEOUT, journal_lines: int = JOURNAL_LINES
 ) -> list[Piece]:
@@ -227,6 +268,8 @@ def collect(
             out.append(piece)
         elif isinstance(item, File):
             out.append(_read(files, item.name, item.path))
+        elif isinstance(item, Listing):
+            out.append(_listing(files, item))
         else:
             out.extend(_folder(files, item))
     return out

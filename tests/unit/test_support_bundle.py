@@ -36,7 +36,7 @@ from api.deps import SESSION_COOKIE
 from api.support import redact
 from api.support.schemas import Manifest
 from api.vcenters.table import VCenter
-from appliance.control import iscsi, support
+from appliance.control import iscsi, modparams, support
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, Result, SubprocessRunner
 from appliance.control.nfs import ganesha
@@ -286,8 +286,32 @@ def test_missing_failing_and_hanging_tools_are_in_the_manifest_and_the_bundle_co
     assert items["logs/arcvsa-api.journal.txt"].status == "missing"
     assert items["iscsi/saveconfig.json"].status == "missing"
     assert items["nfs/ganesha/exports.d/"].status == "missing"
+    assert items["zfs/module-parameters.txt"].status == "missing"  # zfs not loaded
+    assert items["zfs/modprobe.d/"].status == "missing"
     assert set(members) == {"MANIFEST.json", *(n for n, i in items.items() if i.status == "ok")}
     assert {"versions/arcvsa.json", "api/settings.json"} <= set(members)
+
+
+def test_a_parameter_that_cannot_be_read_is_named_and_the_others_listed(tmp_path: Path) -> None:
+    """A module parameter whose read fails (here a folder where a value should be: a real EISDIR) is
+    listed as unreadable; the others keep their values; a file gone between listing and reading says so."""
+
+    class Vanishing(LocalFiles):
+        def read(self, path: str) -> str | None:
+            return None if path.endswith("/zil_slog_bulk") else super().read(path)
+
+    files = Vanishing(tmp_path)
+    for name, value in (("zfs_txg_timeout", "5\n"), ("zil_slog_bulk", "786432\n"), ("zfs_arc_max", "0\n")):
+        files.write(f"{modparams.SYSFS}/{name}", value)
+    (tmp_path / modparams.SYSFS.lstrip("/") / "spa_config_path").mkdir()
+    piece = support._listing(files, support.Listing("zfs/module-parameters.txt", modparams.SYSFS))
+    assert (piece.status, piece.source) == ("ok", f"folder: {modparams.SYSFS}")
+    assert piece.text == (
+        "spa_config_path <unreadable: IsADirectoryError>\n"
+        "zfs_arc_max 0\n"
+        "zfs_txg_timeout 5\n"
+        "zil_slog_bulk <gone>\n"
+    )
 
 
 def test_the_bundle_needs_a_login(tmp_path: Path) -> None:
@@ -345,6 +369,13 @@ def test_the_recorded_appliance_bundle_has_every_item(tmp_path: Path) -> None:
     for name in ("zfs/arcstats.txt", "iscsi/saveconfig.json", "nfs/ganesha/ganesha.conf", "api/alerts.json"):
         assert items[name].status == "ok", items[name]
     assert b"tank" in members["zfs/zpool-status.txt"] and b"tank" in members["zfs/zpool-history.txt"]
+    # the zfs module's parameters in effect, one line each, and what modprobe sets at load: the lab
+    # VM's api held the device wait at its start (appliance.control.modparams.hold_device_wait)
+    params = dict(line.split(" ", 1) for line in members["zfs/module-parameters.txt"].decode().splitlines())
+    assert len(params) > 200 and params["zfs_vdev_open_timeout_ms"] == "10000", len(params)
+    assert params["zfs_txg_timeout"].isdigit() and params["zfs_arc_max"].isdigit()
+    devices = members["zfs/modprobe.d/zfs-arcvsa-devices.conf"].decode()
+    assert devices == modparams.render(modparams.DEVICE_WAIT, modparams.DEVICES_HEADER)
     assert b"zfs-2.3" in members["versions/zfs-version.txt"]
     assert any(n.startswith("nfs/ganesha/exports.d/arcvsa-") for n in members)
     chap = support_flows.CHAP.secret
