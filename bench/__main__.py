@@ -15,6 +15,7 @@ from pathlib import Path
 from bench import report, runner, toolchain
 from bench.stack import STACKS, Overrides
 from bench.workload import ProfileError, load_san, load_workload
+from lab import tap
 
 DEFAULT_WORKLOADS = "provisioning-storm,boot-storm,steady-state"
 SMOKE_STACKS = "bare-lun,arcvsa"
@@ -50,6 +51,13 @@ def main() -> None:
         metavar="PARAMETER=INTEGER",
         help="a ZFS module parameter of arcvsa's over its tuning recommendation's (repeatable)",
     )
+    parser.add_argument(
+        "--network",
+        choices=("tap", "user"),
+        default="tap",
+        help="the appliance stacks' NFS path: a tap link as a NIC (falls back to user when the host cannot "
+        "make one) or qemu's user-mode forwards",
+    )
     args = parser.parse_args()
 
     try:
@@ -78,12 +86,13 @@ def main() -> None:
     image, key = Path(manifest["image"]), Path(manifest["lab_key"])
     workdir = runner.REPO / "var" / "bench" / "run"
     workdir.mkdir(parents=True, exist_ok=True)
+    link, network = tap.measured_path(args.network, lambda text: print(f"bench: {text}", flush=True))
     try:
         chain = toolchain.ensure(runner.BUILD / "fio-root")
         replica_mib = min((w.replica_mib for w in workloads if w.replica_mib), default=None)
         gold = runner.prepare_golden(image, str(manifest["image_key"]), replica_mib)
         san = runner.start_san(workdir / "san", int(args.lun_gib * 2**30), next(iter(sans.values())))
-        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib, overrides)
+        run = runner.Run(chain, gold, san, workdir, image, key, args.memory_mib, overrides, link)
         try:
             for name in stacks:
                 run.stack(name, workloads)
@@ -96,12 +105,16 @@ def main() -> None:
         detail = getattr(exc, "stderr", "")
         print(f"bench failed: {exc}\n{detail[-3000:] if detail else ''}", file=sys.stderr)
         raise SystemExit(1) from None
+    finally:
+        if link is not None:
+            tap.close_link(link)
 
     checked = report.targets(run.results)
     doc = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "image": manifest.get("version"),
         "fio": chain.version(),
+        "network": network,  # the appliance stacks' NFS path
         "smoke": args.smoke,
         "wall_seconds": round(time.monotonic() - started),
         "golden": {
@@ -117,7 +130,7 @@ def main() -> None:
     png = report.charts(run.results, args.png or args.json.with_suffix(".png"))
     print(report.table(run.results))
     print(report.targets_table(checked))
-    print(f"\nbench: {doc['wall_seconds']} s; JSON {args.json}; charts {png}")
+    print(f"\nbench: {doc['wall_seconds']} s; NFS over {network}; JSON {args.json}; charts {png}")
 
 
 if __name__ == "__main__":

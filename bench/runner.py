@@ -35,6 +35,7 @@ from lab.appliance_api import ApiError
 from lab.process import CommandError, run
 from lab.qmp import Qmp, QmpError
 from lab.san import San, Throttle, make_luns
+from lab.tap import TapLink
 
 # What a phase or a stack may fail with; anything else is a bug and stops the run.
 FAULTS = (
@@ -138,10 +139,11 @@ class Run:
         key: Path,
         memory_mib: int,
         overrides: Overrides | None = None,
+        tap: TapLink | None = None,
     ) -> None:
         self.chain, self.gold, self.san, self.workdir = chain, gold, san, workdir
         self.image, self.key, self.memory_mib = image, key, memory_mib
-        self.overrides = overrides
+        self.overrides, self.tap = overrides, tap
         self.results: dict[str, dict[str, Any]] = {}
 
     # --- helpers -----------------------------------------------------------------------------------
@@ -407,7 +409,14 @@ class Run:
 
     def stack(self, name: str, workloads: list[Workload]) -> None:
         stack = make_stack(
-            name, self.san, self.image, self.key, self.workdir / "vms", self.memory_mib, self.overrides
+            name,
+            self.san,
+            self.image,
+            self.key,
+            self.workdir / "vms",
+            self.memory_mib,
+            self.overrides,
+            self.tap,
         )
         started = time.monotonic()
         try:

@@ -8,7 +8,10 @@
 - ``nas-xfs``: a generic NAS VM: XFS on the LUN, exported by the kernel NFS server, set up by hand.
 
 Every appliance stack boots a fresh VM from the image with the same memory, so no cache and no
-module parameter carries over from the stack before.
+module parameter carries over from the stack before. The desktops' NFS reaches it over a tap link
+(lab.tap) when the host can make one, as an ESXi host's reaches an appliance over a NIC: qemu's
+user-mode forwards run a TCP stack of their own in qemu's main loop, a path no datastore has (the
+bare LUN's fio talks to the SAN directly). The api and SSH stay on the forwards.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from appliance.control import metrics
 from bench import txgs
 from lab import appliance_env, guest_clock
 from lab.appliance_api import ApplianceApi
-from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
 from lab.process import CommandError, run
 from lab.san import San
+from lab.tap import TapLink
 
 DATA_LUN = "lun0"
 HOST = "10.0.2.2"  # the host (our ESXi) as qemu user networking shows it to the guest
@@ -127,9 +131,12 @@ class ApplianceStack(Stack):
     protocol = "nfs"
     nfs_backend = "ganesha"
 
-    def __init__(self, san: San, image: Path, key: Path, directory: Path, memory_mib: int) -> None:
+    def __init__(
+        self, san: San, image: Path, key: Path, directory: Path, memory_mib: int, tap: TapLink | None = None
+    ) -> None:
         super().__init__(san)
         self.image, self.key, self.directory, self.memory_mib = image, key, directory, memory_mib
+        self.tap = tap  # the desktops' path: a tap link, else qemu's user-mode forwards
         self.vm: ApplianceVm | None = None
         self.api: ApplianceApi | None = None
         self.token = ""
@@ -147,13 +154,16 @@ class ApplianceStack(Stack):
         vm = ApplianceVm(
             VmConfig(
                 self.image, self.directory, self.san.socket, luns, self.key,
-                memory_mib=self.memory_mib, cdrom=iso, tied=True,
+                memory_mib=self.memory_mib, cdrom=iso, tied=True, tap=self.tap,
             )
         )  # fmt: skip
         self.vm = vm.start()
         self.api = ApplianceApi(vm.config.host_ports["https"], self.directory / "api.crt", timeout=600)
         seconds, _ = self.api.wait_health(vm.started_at, 600, vm.check, vm.console)
         vm.wait_ssh(300)
+        if self.tap is not None:
+            vm.open_tap()
+        self.setup["network"] = "user" if self.tap is None else "tap"
         self.token = self.api.token("admin", props["admin_password"])
         self.setup["boot_seconds"] = round(seconds, 1)
         self.prepare()
@@ -194,10 +204,20 @@ class ApplianceStack(Stack):
         assert self.vm is not None
         return self.vm.config.host_ports[name]
 
+    @property
+    def client(self) -> str:
+        """The host (our ESXi) as the guest sees it on the desktops' path: the export's client list."""
+        return HOST if self.tap is None else str(self.tap.host.ip)
+
     def nfs_url(self, name: str = "") -> str:
-        """libnfs URL of the export (or of a file in it) through the VM's forwards (no portmapper)."""
+        """libnfs URL of the export (or of a file in it) over the tap link or the VM's forwards (no
+        portmapper either way)."""
         path = f"{self.export_path}/{name}" if name else self.export_path
-        return f"nfs://127.0.0.1{path}?nfsport={self.port('nfs')}&mountport={self.port('mountd')}"
+        if self.tap is not None:
+            address, nfs, mountd = str(self.tap.guest.ip), GUEST_PORTS["nfs"], GUEST_PORTS["mountd"]
+        else:
+            address, nfs, mountd = "127.0.0.1", self.port("nfs"), self.port("mountd")
+        return f"nfs://{address}{path}?nfsport={nfs}&mountport={mountd}"
 
     @property
     def export_path(self) -> str:
@@ -250,11 +270,15 @@ class ApplianceStack(Stack):
     def drop_cache(self) -> None:
         """Restart the appliance (as after maintenance): RAM cache empty, L2ARC rebuilt from the SSD."""
         assert self.vm is not None and self.api is not None
+        if self.tap is not None:
+            self.vm.keep_tap_over_reboot()
         self.ssh(["systemctl", "reboot"], timeout=30)
         time.sleep(5)
         started = time.monotonic()
         self.api.wait_health(started, 600, self.vm.check, self.vm.console)
         self.vm.wait_ssh(300)
+        if self.tap is not None:
+            self.vm.wait_tap_address()
         self.after_reboot()
 
     def after_reboot(self) -> None:
@@ -310,7 +334,7 @@ class Arcvsa(ApplianceStack):
         params = {name: int(value) for name, value in recommended["module"].items()} | self.overrides.module
         if params:
             self.call("PUT", "/api/tuning/parameters", {"params": params})
-        export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}
+        export = {"dataset": DATASET, "protocol": "3", "clients": [self.client], "insecure_ports": True}
         self.call("POST", "/api/storage/exports", export)
         self.setup.update(
             profile=self.profile,
@@ -329,7 +353,7 @@ class ZfsDefaults(ApplianceStack):
         self.ssh(["udevadm", "settle", "--timeout=120"], timeout=150)
         self.ssh(["zpool", "create", "-f", POOL, LUN_PATH, "log", SLOG, "cache", L2ARC])
         self.ssh(["zfs", "create", "-o", "acltype=posix", DATASET])
-        export = {"dataset": DATASET, "protocol": "3", "clients": [HOST], "insecure_ports": True}
+        export = {"dataset": DATASET, "protocol": "3", "clients": [self.client], "insecure_ports": True}
         self.call("POST", "/api/storage/exports", export)
         props = self.ssh(
             ["zfs", "get", "-Hp", "-o", "property,value", "recordsize,compression,sync,atime", DATASET]
@@ -355,7 +379,7 @@ class NasXfs(ApplianceStack):
         self.ssh(["mount", NAS_DIR])
         options = "rw,sync,insecure,no_root_squash,no_subtree_check"
         self.ssh(["mkdir", "-p", "/etc/exports.d", "/etc/nfs.conf.d"])  # the image ships neither
-        self.write("/etc/exports.d/nas.exports", f"{NAS_DIR} {HOST}({options})\n")
+        self.write("/etc/exports.d/nas.exports", f"{NAS_DIR} {self.client}({options})\n")
         self.write("/etc/nfs.conf.d/nas.conf", "[nfsd]\nvers3=y\n[mountd]\nport=20048\n")
         # enabled, as an admin would, so that it serves again after the boot storm's restart
         self.ssh(["systemctl", "enable", "nfs-server"])
@@ -409,8 +433,10 @@ def make_stack(
     directory: Path,
     memory_mib: int,
     overrides: Overrides | None = None,
+    tap: TapLink | None = None,
 ) -> Stack:
-    """The stack called ``name`` (one of STACKS); ``overrides`` apply to arcvsa's."""
+    """The stack called ``name`` (one of STACKS); ``overrides`` apply to arcvsa's; ``tap``, the
+    appliance stacks' NFS path (None: qemu's user-mode forwards)."""
     kinds: dict[str, type[ApplianceStack]] = {
         "arcvsa": Arcvsa,
         "zfs-defaults": ZfsDefaults,
@@ -421,5 +447,5 @@ def make_stack(
     if name not in kinds:
         raise StackError(f"no stack {name!r} (known: {', '.join(STACKS)})")
     if name == "arcvsa":
-        return Arcvsa(san, image, key, directory / name, memory_mib, overrides=overrides)
-    return kinds[name](san, image, key, directory / name, memory_mib)
+        return Arcvsa(san, image, key, directory / name, memory_mib, tap, overrides=overrides)
+    return kinds[name](san, image, key, directory / name, memory_mib, tap)

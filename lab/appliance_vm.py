@@ -264,13 +264,25 @@ class ApplianceVm:
         with self.qmp() as qmp:
             for command, arguments in link.hotplug():
                 qmp.execute(command, arguments)
-        address = str(link.guest.ip)
+        return self.wait_tap_address(timeout)
+
+    def wait_tap_address(self, timeout: float = 120.0) -> str:
+        """Until the guest has its end of the tap link; returns that address."""
+        assert self.config.tap is not None
+        address = str(self.config.tap.guest.ip)
         deadline = time.monotonic() + timeout
         while address not in self.ssh(["ip", "-4", "-o", "address", "show"]):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the guest's tap NIC has no {address} after {timeout:.0f} s")
             time.sleep(1)
         return address
+
+    def keep_tap_over_reboot(self) -> None:
+        """Before a reboot of the guest (not of qemu): qemu keeps the plugged NIC over it, so the next
+        boot finds it, and without its address in /etc would wait on it for a DHCP lease (up to 2 min,
+        the forwards refusing meanwhile). After the reboot, :meth:`wait_tap_address`."""
+        persistent = f"/etc/systemd/network/{Path(GUEST_NETWORK_FILE).name}"
+        self.ssh(["cp", GUEST_NETWORK_FILE, persistent])
 
     def qmp(self) -> Qmp:
         """A QMP connection to this VM's qemu (close it when done)."""

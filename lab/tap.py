@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from lab.process import CommandError, run
 
@@ -23,6 +25,7 @@ GUEST_MAC = "52:54:00:a5:c6:02"
 # networkd applies the first .network file (by name, over /etc, /run and /usr/lib) that matches a link:
 # 05- sorts before the image's and first boot's files, which ask for DHCP on every Ethernet port.
 GUEST_NETWORK_FILE = "/run/systemd/network/05-arcvsa-lab-tap.network"
+Network = Literal["tap", "user"]  # a run's measured path: a tap link, or qemu's user-mode forwards
 
 
 class TapUnavailable(RuntimeError):
@@ -91,3 +94,17 @@ def open_link(ifname: str | None = None) -> TapLink:
 def close_link(link: TapLink) -> None:
     """Delete the host's device (its address and route go with it)."""
     run(["ip", "tuntap", "del", "dev", link.ifname, "mode", "tap"], timeout=30)
+
+
+def measured_path(asked: Network, say: Callable[[str], None]) -> tuple[TapLink | None, str]:
+    """The tap link when asked for and the host can make one; else qemu's user-mode forwards, saying why
+    (a run's JSON names the path its figures were measured on with the second value)."""
+    if asked == "user":
+        return None, "user"
+    try:
+        link = open_link()
+    except TapUnavailable as err:
+        say(f"no tap link ({err}): the measured traffic goes through qemu's user-mode forwards")
+        return None, f"user ({err})"
+    say(f"tap link {link.ifname}: host {link.host.ip}, guest {link.guest.ip}")
+    return link, "tap"

@@ -36,7 +36,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from bench import job, toolchain
 from bench.workload import Phase
@@ -51,7 +51,6 @@ from reliability.writer import Writer, WriterSpec, build
 
 REPO = Path(__file__).resolve().parents[1]
 WRK_SCRIPT = Path(__file__).resolve().parent / "wrk_api.lua"
-Network = Literal["tap", "user"]  # the measured path: a tap link (lab.tap) or qemu's forwards
 # The api's cgroup and its server's leaf (appliance.control.cgroup): (path under the unit's, JSON key).
 API_CGROUPS = {"": "api_quota", "/server": "api_server_quota"}
 # What a dashboard polls: health, pools (zpool under the hood), I/O summary, alerts, exports, the appliance.
@@ -85,7 +84,7 @@ class SoakOptions:
     delta_mib: int = 16
     sample_seconds: float = 30.0
     keep: bool = False
-    network: Network = "tap"  # the path of the desktops' NFS and wrk's requests
+    network: tap.Network = "tap"  # the path of the desktops' NFS and wrk's requests
 
     @property
     def warmup_s(self) -> float:
@@ -270,7 +269,7 @@ def execute(options: SoakOptions) -> dict[str, Any]:
     """Boot, storage, layout, then the soak; the figures (also written as JSON)."""
     chain = toolchain.ensure(REPO / "build" / "bench" / "fio-root")
     build()
-    link, network = measured_path(options.network)
+    link, network = tap.measured_path(options.network, say)
     lab = Lab(
         Options(0, [], 0, options.directory, options.json_path, options.memory_mib, options.lun_mib), link
     )
@@ -327,20 +326,6 @@ def execute(options: SoakOptions) -> dict[str, Any]:
             if link is not None:
                 tap.close_link(link)
     return figures
-
-
-def measured_path(asked: Network) -> tuple[tap.TapLink | None, str]:
-    """The tap link when asked for and the host can make one; else qemu's user-mode forwards, saying why
-    (the JSON's ``network`` names the path the figures were measured on)."""
-    if asked == "user":
-        return None, "user"
-    try:
-        link = tap.open_link()
-    except tap.TapUnavailable as err:
-        say(f"no tap link ({err}): the desktops and wrk go through qemu's user-mode forwards")
-        return None, f"user ({err})"
-    say(f"tap link {link.ifname}: host {link.host.ip}, guest {link.guest.ip}")
-    return link, "tap"
 
 
 def soak(

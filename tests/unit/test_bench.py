@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
 from bench import __main__ as bench_main
 from bench import job, metrics, report
+from bench import stack as stacks
 from bench.runner import Golden, closing, opening, throttle
 from bench.stack import ApplianceStack, Counters, Stack
 from bench.workload import ProfileError, Workload, load_san, load_workload
-from lab.san import Throttle
+from lab.appliance_vm import GUEST_PORTS
+from lab.san import San, Throttle
+from lab.tap import TapLink
 
 NFS = job.Target("nfs", "nfs://127.0.0.1/tank/vdi?nfsport=2049&mountport=20048")
 NBD = job.Target("nbd", "nbd+unix:///lun0?socket=/tmp/san.sock")
@@ -112,6 +118,29 @@ def _fio(read: int, write: int, reads: int, writes: int) -> dict[str, object]:
             }
         ]
     }
+
+
+def test_the_appliance_stacks_nfs_goes_over_the_tap_link_when_there_is_one(tmp_path: Path) -> None:
+    """The desktops' URL and the export's client follow the run's path; the bare LUN has neither."""
+    san = cast(San, SimpleNamespace(luns=[], socket=tmp_path / "san.sock"))
+    user = cast(ApplianceStack, stacks.make_stack("nas-xfs", san, Path("/i"), Path("/k"), tmp_path, 1024))
+    user.vm = cast(Any, SimpleNamespace(config=SimpleNamespace(host_ports={"nfs": 40001, "mountd": 40002})))
+    assert user.nfs_url("f") == "nfs://127.0.0.1/srv/nas/f?nfsport=40001&mountport=40002"
+    assert user.client == stacks.HOST == "10.0.2.2"
+    link = TapLink(
+        "arcvsatest", ipaddress.IPv4Interface("198.51.100.1/24"), ipaddress.IPv4Interface("198.51.100.2/24")
+    )
+    for name in ("arcvsa", "zfs-defaults"):
+        linked = cast(
+            ApplianceStack, stacks.make_stack(name, san, Path("/i"), Path("/k"), tmp_path, 1024, tap=link)
+        )
+        assert linked.nfs_url("replica.raw") == (
+            f"nfs://198.51.100.2/tank/vdi/replica.raw?nfsport={GUEST_PORTS['nfs']}&mountport={GUEST_PORTS['mountd']}"
+        )
+        assert linked.client == "198.51.100.1"
+    assert not isinstance(
+        stacks.make_stack("bare-lun", san, Path("/i"), Path("/k"), tmp_path, 1024, tap=link), ApplianceStack
+    )
 
 
 def test_phase_figures_from_counters() -> None:

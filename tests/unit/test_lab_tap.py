@@ -1,5 +1,5 @@
 """The lab's tap link (lab.tap): its two ends, the guest's NIC and file, the host's device for real, and the
-soak's choice of path."""
+soak's and the bench's choice of path."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 from lab import tap
 from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
 from lab.process import CommandError, run
-from reliability import soak
 from reliability.powercut import HOST, Lab, PoolSpec
 
 LINK = tap.TapLink(
@@ -57,13 +56,17 @@ def test_the_measured_path_is_the_tap_link_when_there_is_one() -> None:
 
 
 def test_a_host_without_tap_falls_back_to_user_mode_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert soak.measured_path("user") == (None, "user")
+    said: list[str] = []
+    assert tap.measured_path("user", said.append) == (None, "user") and said == []
 
     def refuse(ifname: str | None = None) -> tap.TapLink:
         raise tap.TapUnavailable("no /dev/net/tun on this host")
 
     monkeypatch.setattr(tap, "open_link", refuse)
-    assert soak.measured_path("tap") == (None, "user (no /dev/net/tun on this host)")
+    assert tap.measured_path("tap", said.append) == (None, "user (no /dev/net/tun on this host)")
+    assert said == [
+        "no tap link (no /dev/net/tun on this host): the measured traffic goes through qemu's user-mode forwards"
+    ]
 
 
 def test_a_tap_device_is_made_and_removed_for_real() -> None:
