@@ -25,13 +25,12 @@ from appliance.control import metrics
 from bench import txgs
 from lab import appliance_env, guest_clock
 from lab.appliance_api import ApplianceApi
-from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
+from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, run
 from lab.san import San
 from lab.tap import TapLink
 
 DATA_LUN = "lun0"
-HOST = "10.0.2.2"  # the host (our ESXi) as qemu user networking shows it to the guest
 LUN_PATH = f"/dev/disk/by-id/virtio-{DATA_LUN}"
 CALIBRATION_LUN = "/dev/disk/by-id/virtio-lun2"  # free: the built-in calibration's bare figure
 SLOG, L2ARC = "/dev/disk/by-id/virtio-ssd-slog", "/dev/disk/by-id/virtio-ssd-l2arc"
@@ -200,24 +199,16 @@ class ApplianceStack(Stack):
         except CommandError as exc:
             raise StackError(f"{self.name}: {' '.join(argv)}: {exc.stderr.strip()[-500:]}") from exc
 
-    def port(self, name: str) -> int:
-        assert self.vm is not None
-        return self.vm.config.host_ports[name]
-
     @property
     def client(self) -> str:
         """The host (our ESXi) as the guest sees it on the desktops' path: the export's client list."""
-        return HOST if self.tap is None else str(self.tap.host.ip)
+        assert self.vm is not None
+        return self.vm.host_address
 
     def nfs_url(self, name: str = "") -> str:
-        """libnfs URL of the export (or of a file in it) over the tap link or the VM's forwards (no
-        portmapper either way)."""
-        path = f"{self.export_path}/{name}" if name else self.export_path
-        if self.tap is not None:
-            address, nfs, mountd = str(self.tap.guest.ip), GUEST_PORTS["nfs"], GUEST_PORTS["mountd"]
-        else:
-            address, nfs, mountd = "127.0.0.1", self.port("nfs"), self.port("mountd")
-        return f"nfs://{address}{path}?nfsport={nfs}&mountport={mountd}"
+        """libnfs URL of the export (or of a file in it) over the tap link or the VM's forwards."""
+        assert self.vm is not None
+        return self.vm.nfs_url(f"{self.export_path}/{name}" if name else self.export_path)
 
     @property
     def export_path(self) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from lab import console
+from lab.appliance_env import LAB_GATEWAY
 from lab.process import CommandError, Daemon, free_port, run, spawn, wait_for_path
 from lab.qmp import Qmp, QmpError
 from lab.san import Lun
@@ -276,6 +277,23 @@ class ApplianceVm:
                 raise RuntimeError(f"the guest's tap NIC has no {address} after {timeout:.0f} s")
             time.sleep(1)
         return address
+
+    def endpoint(self, name: str) -> tuple[str, int]:
+        """Where the host reaches the guest's port ``name`` (GUEST_PORTS) on the measured path: over the
+        tap link the guest's address and the port itself, else 127.0.0.1 and the port's forward."""
+        if self.config.tap is None:
+            return "127.0.0.1", self.config.host_ports[name]
+        return str(self.config.tap.guest.ip), GUEST_PORTS[name]
+
+    @property
+    def host_address(self) -> str:
+        """The host as the guest sees it on the measured path: an export's client list."""
+        return LAB_GATEWAY if self.config.tap is None else str(self.config.tap.host.ip)
+
+    def nfs_url(self, path: str) -> str:
+        """libnfs URL of an export (or a file in it) on the measured path; no portmapper either way."""
+        address, nfs = self.endpoint("nfs")
+        return f"nfs://{address}{path}?nfsport={nfs}&mountport={self.endpoint('mountd')[1]}"
 
     def keep_tap_over_reboot(self) -> None:
         """Before a reboot of the guest (not of qemu): qemu keeps the plugged NIC over it, so the next

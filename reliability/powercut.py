@@ -34,7 +34,7 @@ from typing import Any
 from lab import appliance_env
 from lab import console as vmconsole
 from lab.appliance_api import ApplianceApi
-from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
+from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.process import CommandError, run
 from lab.san import San, make_luns
 from lab.tap import TapLink
@@ -178,23 +178,16 @@ class Lab:
     @property
     def client(self) -> str:
         """The host's address as the guest sees it on the measured path: an export's client list."""
-        return HOST if self.tap is None else str(self.tap.host.ip)
+        return self.vm.host_address
 
     def url(self, pool: PoolSpec, file: str = "") -> str:
-        """libnfs URL of the export (or a file in it) through the VM's forwards or its tap link (no
-        portmapper either way)."""
-        path = f"{pool.path}/{file}" if file else pool.path
-        if self.tap is None:
-            address, ports = "127.0.0.1", self.vm.config.host_ports
-        else:
-            address, ports = str(self.tap.guest.ip), GUEST_PORTS
-        return f"nfs://{address}{path}?nfsport={ports['nfs']}&mountport={ports['mountd']}"
+        """libnfs URL of the export (or a file in it) through the VM's forwards or its tap link."""
+        return self.vm.nfs_url(f"{pool.path}/{file}" if file else pool.path)
 
     def api_url(self) -> str:
         """The api's base URL on the measured path."""
-        if self.tap is None:
-            return f"https://127.0.0.1:{self.vm.config.host_ports['https']}"
-        return f"https://{self.tap.guest.ip}:{GUEST_PORTS['https']}"
+        address, port = self.vm.endpoint("https")
+        return f"https://{address}:{port}"
 
     def start(self, timeout: float = 900) -> float:
         """Start qemu and wait for the api; returns seconds to api health.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
@@ -15,7 +15,7 @@ from bench import stack as stacks
 from bench.runner import Golden, closing, opening, throttle
 from bench.stack import ApplianceStack, Counters, Stack
 from bench.workload import ProfileError, Workload, load_san, load_workload
-from lab.appliance_vm import GUEST_PORTS
+from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
 from lab.san import San, Throttle
 from lab.tap import TapLink
 
@@ -123,17 +123,23 @@ def _fio(read: int, write: int, reads: int, writes: int) -> dict[str, object]:
 def test_the_appliance_stacks_nfs_goes_over_the_tap_link_when_there_is_one(tmp_path: Path) -> None:
     """The desktops' URL and the export's client follow the run's path; the bare LUN has neither."""
     san = cast(San, SimpleNamespace(luns=[], socket=tmp_path / "san.sock"))
-    user = cast(ApplianceStack, stacks.make_stack("nas-xfs", san, Path("/i"), Path("/k"), tmp_path, 1024))
-    user.vm = cast(Any, SimpleNamespace(config=SimpleNamespace(host_ports={"nfs": 40001, "mountd": 40002})))
+
+    def booted(stack: Stack) -> ApplianceStack:
+        """The stack with the VM its start() makes (its tap link), not started."""
+        assert isinstance(stack, ApplianceStack)
+        ports = {"nfs": 40001, "mountd": 40002}
+        config = VmConfig(Path("/i"), tmp_path, san.socket, [], Path("/k"), host_ports=ports, tap=stack.tap)
+        stack.vm = ApplianceVm(config)
+        return stack
+
+    user = booted(stacks.make_stack("nas-xfs", san, Path("/i"), Path("/k"), tmp_path, 1024))
     assert user.nfs_url("f") == "nfs://127.0.0.1/srv/nas/f?nfsport=40001&mountport=40002"
-    assert user.client == stacks.HOST == "10.0.2.2"
+    assert user.client == "10.0.2.2"  # the host, as qemu's user-mode network shows it
     link = TapLink(
         "arcvsatest", ipaddress.IPv4Interface("198.51.100.1/24"), ipaddress.IPv4Interface("198.51.100.2/24")
     )
     for name in ("arcvsa", "zfs-defaults"):
-        linked = cast(
-            ApplianceStack, stacks.make_stack(name, san, Path("/i"), Path("/k"), tmp_path, 1024, tap=link)
-        )
+        linked = booted(stacks.make_stack(name, san, Path("/i"), Path("/k"), tmp_path, 1024, tap=link))
         assert linked.nfs_url("replica.raw") == (
             f"nfs://198.51.100.2/tank/vdi/replica.raw?nfsport={GUEST_PORTS['nfs']}&mountport={GUEST_PORTS['mountd']}"
         )

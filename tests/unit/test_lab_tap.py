@@ -40,14 +40,19 @@ def test_the_guest_nic_is_plugged_in_after_boot_and_found_by_mac(tmp_path: Path)
     assert Path(tap.GUEST_NETWORK_FILE).name < "10-arcvsa.network" < "80-arcvsa-dhcp.network"
 
 
-def test_the_measured_path_is_the_tap_link_when_there_is_one() -> None:
-    vm = SimpleNamespace(config=SimpleNamespace(host_ports={"nfs": 40001, "mountd": 40002, "https": 40003}))
+def test_the_measured_path_is_the_tap_link_when_there_is_one(tmp_path: Path) -> None:
+    def vm(link: tap.TapLink | None) -> ApplianceVm:
+        ports = {"nfs": 40001, "mountd": 40002, "https": 40003}
+        return ApplianceVm(
+            VmConfig(Path("/i"), tmp_path, tmp_path / "s", [], tmp_path / "k", host_ports=ports, tap=link)
+        )
+
     pool = PoolSpec("tank", "/dev/x", True)
-    user = cast(Lab, SimpleNamespace(tap=None, vm=vm))
+    user = cast(Lab, SimpleNamespace(vm=vm(None)))
     assert Lab.url(user, pool, "f") == "nfs://127.0.0.1/tank/rel/f?nfsport=40001&mountport=40002"
     assert Lab.api_url(user) == "https://127.0.0.1:40003"
     assert Lab.client.fget(user) == HOST  # type: ignore[attr-defined]
-    linked = cast(Lab, SimpleNamespace(tap=LINK, vm=vm))
+    linked = cast(Lab, SimpleNamespace(vm=vm(LINK)))
     assert Lab.url(linked, pool) == (
         f"nfs://198.51.100.2/tank/rel?nfsport={GUEST_PORTS['nfs']}&mountport={GUEST_PORTS['mountd']}"
     )
