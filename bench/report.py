@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench import host
 from bench.metrics import offload
 from bench.stack import LABELS
 
@@ -99,7 +100,22 @@ def table(results: dict[str, dict[str, Any]]) -> str:
         lines += write_bounds(stacks)
         lines += density(stacks)
         lines += sweeps(stacks)
+        lines += host_stalls(stacks)
     return "\n".join(lines)
+
+
+def host_stalls(stacks: dict[str, Any]) -> list[str]:
+    """The phases the lab host itself stalled through (bench.host): their figures are partly the host's."""
+    lines = []
+    for stack, result in stacks.items():
+        for row in result["phases"]:
+            parts = host.stalled(row.get("host") or {})
+            if parts:
+                lines.append(
+                    f"  host stalled during {LABELS.get(stack, stack)} {row['phase']}: {', '.join(parts)}"
+                    " of the phase (its figures are partly the host's)"
+                )
+    return lines
 
 
 def sweeps(stacks: dict[str, Any]) -> list[str]:

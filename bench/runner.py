@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import golden, job, metrics, syncwrite, trace
+from bench import golden, host, job, metrics, syncwrite, trace
 from bench.stack import (
     CALIBRATION_LUN,
     DATA_LUN,
@@ -200,10 +200,15 @@ class Run:
                 self.wait_writable(stack)  # no copy waited for it
             for phase in work.phases:
                 began = time.monotonic()  # per-phase wall time: where a run's minutes go
+                host_before = host.sample()
                 try:
-                    phases.append(self.phase(stack, work, phase, target, state))
+                    row = self.phase(stack, work, phase, target, state)
+                    row["host"] = host.since(host_before)
+                    phases.append(row)
+                    stalls = ", ".join(host.stalled(row["host"]))
                     print(
-                        f"bench: {stack.name}: {work.name}/{phase.name} {time.monotonic() - began:.0f} s",
+                        f"bench: {stack.name}: {work.name}/{phase.name} {time.monotonic() - began:.0f} s"
+                        + (f" (host stalled: {stalls})" if stalls else ""),
                         flush=True,
                     )
                 except FAULTS as exc:

@@ -47,6 +47,7 @@ def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path
     bare_work = results["steady-state"]["bare-lun"]["phases"][0]
     for row in (work, bare_work):
         assert row["client"]["write_bytes"] > 0 and row["client"]["write_lat_ms"]["p95"] is not None, row
+        assert 0 <= row["host"]["steal_pct"] <= 100, row["host"]  # what the host went through (bench.host)
     assert work["san"]["write_bytes"] > 0, work  # the pool did write to the LUN
     assert work["write_aggregation"] > 1.0, work  # ZFS writes larger blocks than the clients
     model = work["write_model"]  # the write bound's txgs: the pool's own, placed on the host's clock
