@@ -105,15 +105,15 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 
 def host_stalls(stacks: dict[str, Any]) -> list[str]:
-    """The phases the lab host itself stalled through (bench.host): their figures are partly the host's."""
+    """The phases that ran on a slow host disk or a robbed CPU (bench.host)."""
     lines = []
     for stack, result in stacks.items():
         for row in result["phases"]:
             parts = host.stalled(row.get("host") or {})
             if parts:
                 lines.append(
-                    f"  host stalled during {LABELS.get(stack, stack)} {row['phase']}: {', '.join(parts)}"
-                    " of the phase (its figures are partly the host's)"
+                    f"  the host was slow during {LABELS.get(stack, stack)} {row['phase']}: {', '.join(parts)}"
+                    " (the phase's figures are partly the host's)"
                 )
     return lines
 

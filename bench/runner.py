@@ -145,6 +145,8 @@ class Run:
         self.image, self.key, self.memory_mib = image, key, memory_mib
         self.overrides, self.tap = overrides, tap
         self.results: dict[str, dict[str, Any]] = {}
+        # the host disk under the LUN files: every bare-LUN I/O is one of its I/Os (bench.host)
+        self.disk = host.device_stat(san.luns[0].path if san.luns else workdir)
 
     # --- helpers -----------------------------------------------------------------------------------
     def target(self, stack: Stack) -> job.Target:
@@ -200,15 +202,15 @@ class Run:
                 self.wait_writable(stack)  # no copy waited for it
             for phase in work.phases:
                 began = time.monotonic()  # per-phase wall time: where a run's minutes go
-                host_before = host.sample()
+                host_before = host.sample(self.disk)
                 try:
                     row = self.phase(stack, work, phase, target, state)
-                    row["host"] = host.since(host_before)
+                    row["host"] = host.since(host_before, host.sample(self.disk))
                     phases.append(row)
                     stalls = ", ".join(host.stalled(row["host"]))
                     print(
                         f"bench: {stack.name}: {work.name}/{phase.name} {time.monotonic() - began:.0f} s"
-                        + (f" (host stalled: {stalls})" if stalls else ""),
+                        + (f" (the host was slow: {stalls})" if stalls else ""),
                         flush=True,
                     )
                 except FAULTS as exc:
