@@ -105,11 +105,15 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 
 def host_stalls(stacks: dict[str, Any]) -> list[str]:
-    """The phases that ran on a slow host disk or a robbed CPU (bench.host)."""
+    """The phases that ran on a slow host disk or a robbed CPU (bench.host), among those that time
+    something: a copy's figures are bytes, and its reading of the golden image slows the disk itself."""
     lines = []
     for stack, result in stacks.items():
         for row in result["phases"]:
-            parts = host.stalled(row.get("host") or {})
+            timed = row.get("kind") == "calibrate" or any(
+                pick(row, f"client.{d}_lat_ms.p95") is not None for d in ("read", "write")
+            )
+            parts = host.stalled(row.get("host") or {}) if timed else []
             if parts:
                 lines.append(
                     f"  the host was slow during {LABELS.get(stack, stack)} {row['phase']}: {', '.join(parts)}"

@@ -85,11 +85,23 @@ def test_this_hosts_own_counters_for_the_disk_under_a_file(tmp_path: Path) -> No
 
 
 def test_the_report_names_phases_run_on_a_slow_host_disk() -> None:
+    timed = {"read_lat_ms": {"p95": 91.8}, "write_lat_ms": {"p95": 299.9}}
     stacks = {
-        "bare-lun": {"phases": [{"phase": "work", "host": {"disk_read_ms": 8.1, "io_full_pct": 12.5}}]},
-        "arcvsa": {"phases": [{"phase": "work", "host": {"io_full_pct": 14.0}}, {"phase": "density"}]},
+        "bare-lun": {
+            "phases": [{"phase": "work", "client": timed, "host": {"disk_read_ms": 8.1, "io_full_pct": 12.5}}]
+        },
+        "arcvsa": {
+            "phases": [
+                # a copy's reading of the golden image slows the host disk; its figures are bytes
+                {"phase": "copy", "client": {"write_bytes": 1}, "host": {"disk_read_ms": 6.6}},
+                {"phase": "work", "client": timed, "host": {"io_full_pct": 14.0}},
+                {"phase": "density", "kind": "calibrate", "host": {"steal_pct": 10.0}},
+            ]
+        },
     }
     assert report.host_stalls(stacks) == [
         "  the host was slow during bare LUN (VMFS-like) work: disk 8.10 ms a read"
-        " (the phase's figures are partly the host's)"
+        " (the phase's figures are partly the host's)",
+        "  the host was slow during arcvsa (tuned) density: steal 10.0 %"
+        " (the phase's figures are partly the host's)",
     ]
