@@ -116,16 +116,24 @@ def since(before: Sample, after: Sample) -> dict[str, Any]:
     return shares
 
 
-def stalled(host: dict[str, Any]) -> list[str]:
-    """What of a phase's host figures passed :data:`SLOW_DISK_MS` or :data:`STALLED_PCT`, as parts
-    like ``disk 8.10 ms a read``."""
-    parts = []
+def stalled(row: dict[str, Any]) -> list[str]:
+    """What of a phase row's host figures passed :data:`SLOW_DISK_MS` or :data:`STALLED_PCT`, as parts
+    like ``disk 8.10 ms a read``; only for a phase that times something (a calibration, or a client's
+    latency): a copy's figures are bytes, and its reading of the golden image is what slows the disk."""
+    client = row.get("client") or {}
+    timed = row.get("kind") == "calibrate" or any(
+        (client.get(f"{d}_lat_ms") or {}).get("p95") is not None for d in ("read", "write")
+    )
+    figures = row.get("host") or {}
+    parts: list[str] = []
+    if not timed:
+        return parts
     for key, what in (("disk_read_ms", "a read"), ("disk_write_ms", "a write")):
-        value = host.get(key)
+        value = figures.get(key)
         if value is not None and value >= SLOW_DISK_MS:
             parts.append(f"disk {value:.2f} ms {what}")
     for key in ("memory_some_pct", "steal_pct"):
-        value = host.get(key)
+        value = figures.get(key)
         if value is not None and value >= STALLED_PCT:
             parts.append(f"{key.removesuffix('_pct').replace('_', ' ')} {value:.1f} %")
     return parts

@@ -105,15 +105,11 @@ def table(results: dict[str, dict[str, Any]]) -> str:
 
 
 def host_stalls(stacks: dict[str, Any]) -> list[str]:
-    """The phases that ran on a slow host disk or a robbed CPU (bench.host), among those that time
-    something: a copy's figures are bytes, and its reading of the golden image slows the disk itself."""
+    """The timed phases that ran on a slow host disk or a robbed CPU (bench.host.stalled)."""
     lines = []
     for stack, result in stacks.items():
         for row in result["phases"]:
-            timed = row.get("kind") == "calibrate" or any(
-                pick(row, f"client.{d}_lat_ms.p95") is not None for d in ("read", "write")
-            )
-            parts = host.stalled(row.get("host") or {}) if timed else []
+            parts = host.stalled(row)
             if parts:
                 lines.append(
                     f"  the host was slow during {LABELS.get(stack, stack)} {row['phase']}: {', '.join(parts)}"

@@ -207,7 +207,7 @@ class Run:
                     row = self.phase(stack, work, phase, target, state)
                     row["host"] = host.since(host_before, host.sample(self.disk))
                     phases.append(row)
-                    stalls = ", ".join(host.stalled(row["host"]))
+                    stalls = ", ".join(host.stalled(row))
                     print(
                         f"bench: {stack.name}: {work.name}/{phase.name} {time.monotonic() - began:.0f} s"
                         + (f" (the host was slow: {stalls})" if stalls else ""),

@@ -43,7 +43,6 @@ from reliability.writer import Writer, WriterSpec, build, wait_acked
 
 REPO = Path(__file__).resolve().parents[1]
 MANIFEST = REPO / "build" / "image" / "latest.json"
-HOST = "10.0.2.2"  # the host as qemu user networking shows it to the guest
 LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
 SLOG = "/dev/disk/by-id/virtio-ssd-slog"
 UNITS = {"ganesha": "nfs-ganesha", "knfsd": "nfs-server"}
@@ -298,7 +297,7 @@ def make_storage(lab: Lab, memory_mib: int) -> int:
         props = ds["properties"]
         if props["sync"] != "standard":
             raise RuntimeError(f"{pool.dataset}: sync={props['sync']}, the test needs sync=standard")
-        body = {"dataset": pool.dataset, "protocol": "3", "clients": [HOST], "insecure_ports": True}
+        body = {"dataset": pool.dataset, "protocol": "3", "clients": [lab.client], "insecure_ports": True}
         export = lab.api.call("POST", "/api/storage/exports", body, expect=201)
         say(
             f"pool {pool.name} ({'+'.join(roles)}), {pool.dataset} sync={props['sync']} "

@@ -54,9 +54,14 @@ def test_shares_and_disk_latency_of_the_phase_from_cumulative_counters(tmp_path:
         "disk_busy_pct": 25.0,
     }
     # a slow disk and a robbed CPU are named; I/O stalls alone are the phase's own activity
-    assert host.stalled(shares) == ["disk 8.10 ms a read", "steal 12.5 %"]
-    assert host.stalled({"io_full_pct": 60.0, "cpu_some_pct": 100.0, "disk_read_ms": 1.99}) == []
-    assert host.stalled({"disk_read_ms": None, "disk_write_ms": 2.0}) == ["disk 2.00 ms a write"]
+    timed = {"kind": "mix", "client": {"write_lat_ms": {"p95": 70.7}}}
+    assert host.stalled({**timed, "host": shares}) == ["disk 8.10 ms a read", "steal 12.5 %"]
+    calm = {"io_full_pct": 60.0, "cpu_some_pct": 100.0, "disk_read_ms": 1.99}
+    assert host.stalled({**timed, "host": calm}) == []
+    slow_write = {"disk_read_ms": None, "disk_write_ms": 2.0}
+    assert host.stalled({**timed, "host": slow_write}) == ["disk 2.00 ms a write"]
+    # a copy times nothing: its slow disk is its own reading of the golden image
+    assert host.stalled({"kind": "copy", "client": {"write_bytes": 1}, "host": shares}) == []
 
 
 def test_a_host_without_psi_or_a_disk_file_gives_no_figures_rather_than_zeros(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from typing import cast
 import pytest
 
 from lab import tap
+from lab.appliance_env import LAB_GATEWAY
 from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
 from lab.process import CommandError, run
-from reliability.powercut import HOST, Lab, PoolSpec
+from reliability.powercut import Lab, PoolSpec
 
 LINK = tap.TapLink(
     "arcvsatest", ipaddress.IPv4Interface("198.51.100.1/24"), ipaddress.IPv4Interface("198.51.100.2/24")
@@ -22,7 +23,7 @@ LINK = tap.TapLink(
 
 def test_the_link_is_on_a_documentation_network_apart_from_user_mode() -> None:
     user_mode = ipaddress.IPv4Network("10.0.2.0/24")
-    assert not tap.NETWORK.overlaps(user_mode) and ipaddress.IPv4Address(HOST) in user_mode
+    assert not tap.NETWORK.overlaps(user_mode) and ipaddress.IPv4Address(LAB_GATEWAY) in user_mode
     assert tap.NETWORK.is_private  # RFC 5737: never routed, never a real customer's network
     assert len(tap.default_name()) <= 15  # the kernel's IFNAMSIZ - 1
 
@@ -51,7 +52,7 @@ def test_the_measured_path_is_the_tap_link_when_there_is_one(tmp_path: Path) -> 
     user = cast(Lab, SimpleNamespace(vm=vm(None)))
     assert Lab.url(user, pool, "f") == "nfs://127.0.0.1/tank/rel/f?nfsport=40001&mountport=40002"
     assert Lab.api_url(user) == "https://127.0.0.1:40003"
-    assert Lab.client.fget(user) == HOST  # type: ignore[attr-defined]
+    assert Lab.client.fget(user) == LAB_GATEWAY  # type: ignore[attr-defined]
     linked = cast(Lab, SimpleNamespace(vm=vm(LINK)))
     assert Lab.url(linked, pool) == (
         f"nfs://198.51.100.2/tank/rel?nfsport={GUEST_PORTS['nfs']}&mountport={GUEST_PORTS['mountd']}"
