@@ -5,6 +5,8 @@ written / SAN bytes written; write aggregation = mean SAN write size / mean clie
 compulsory bound: at best the SAN serves each unique byte the clients touch once, compressed. Its
 twin for writes, the write bound: at best a copy-on-write pool writes each record the writes dirtied once
 per transaction group, compressed, and nothing else (no metadata).
+A ZFS stack's row also keeps the sizes of the writes the pool issued to the LUN, alone or merged
+from adjacent blocks (``zpool iostat -r``, bench.iostat): what its aggregation is made of.
 On the bare LUN the client's I/O *is* the SAN's (nbd straight onto the throttled LUN, no cache), so
 its SAN figures are the client's own and every ratio is 1.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
+from bench import iostat
 from bench.stack import ApplianceStack, Counters, Stack, WriteModel
 from bench.workload import Phase
 
@@ -160,6 +163,9 @@ def phase(
         out["l2arc_hit_pct"] = _pct(arc.get("l2_hits", 0), arc.get("l2_misses", 0))
         out["arc_bytes"] = after.arc.get("size")
         out["l2arc_bytes"] = after.arc.get("l2_size")
+    if after.lun_writes:
+        issued = iostat.since(after.lun_writes, before.lun_writes)
+        out["lun_write_sizes"] = {str(bucket): list(pair) for bucket, pair in sorted(issued.items())}
     if after.ssd:
         out["ssd"] = {name: delta(after.ssd[name], before.ssd.get(name, {})) for name in after.ssd}
     return out

@@ -26,6 +26,8 @@ COLUMNS = (
     ("wr p95 ms", "client.write_lat_ms.p95", ""),
     ("wr p99 ms", "client.write_lat_ms.p99", ""),
 )
+# the LUN write sizes the report sums the histogram into: a band's writes are under its bound (bytes)
+SIZE_BANDS = {"under 16K": 16 << 10, "16K-128K": 128 << 10, "128K and over": 1 << 62}
 
 
 def pick(row: dict[str, Any], path: str) -> Any:
@@ -98,6 +100,7 @@ def table(results: dict[str, dict[str, Any]]) -> str:
             )
         lines += whole_writes(stacks)
         lines += write_bounds(stacks)
+        lines += lun_writes(stacks)
         lines += density(stacks)
         lines += sweeps(stacks)
         lines += host_stalls(stacks)
@@ -179,6 +182,28 @@ def write_bounds(stacks: dict[str, Any]) -> list[str]:
                 f" {txgs}: the writes dirtied {row['dirtied_bytes'] / mib:.1f} MiB"
                 f" of records, {row['san']['write_bytes'] / mib:.1f} MiB reached the LUN"
                 f" (write offload {row['write_offload']}x of a {row['write_bound']}x bound)"
+            )
+    return lines
+
+
+def lun_writes(stacks: dict[str, Any]) -> list[str]:
+    """What the aggregation figure is made of: the pool's writes to the LUN by size (bench.iostat)."""
+    lines = []
+    for stack, result in stacks.items():
+        for row in result["phases"]:
+            sizes = row.get("lun_write_sizes")
+            if not sizes or row.get("write_aggregation") is None:
+                continue
+            total = sum(sum(pair) for pair in sizes.values())
+            share = {band: 0 for band in SIZE_BANDS}
+            for bucket, pair in sizes.items():
+                band = next(b for b, top in SIZE_BANDS.items() if int(bucket) < top)
+                share[band] += sum(pair)
+            merged = sum(pair[1] for pair in sizes.values())
+            bands = ", ".join(f"{100 * n / total:.0f} % {band}" for band, n in share.items())
+            lines.append(
+                f"  {LABELS.get(stack, stack)} {row['phase']}: the pool's {total:,} writes to the LUN"
+                f" (zpool iostat -r): {bands}; {100 * merged / total:.0f} % merged from adjacent blocks"
             )
     return lines
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from appliance.control import metrics
-from bench import txgs
+from bench import iostat, txgs
 from lab import appliance_env, guest_clock
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
@@ -58,6 +58,8 @@ class Counters:
     san: dict[str, int] = field(default_factory=dict)
     ssd: dict[str, dict[str, int]] = field(default_factory=dict)
     arc: dict[str, int] = field(default_factory=dict)
+    # the writes the pool issued to the data LUN by size (bench.iostat), copy-on-write stacks only
+    lun_writes: iostat.Sizes = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -221,6 +223,7 @@ class ApplianceStack(Stack):
         counters = Counters(at=time.monotonic(), san=io_counts(stats[DATA_LUN]))
         counters.ssd = {name: io_counts(stats[name]) for name in ("ssd-slog", "ssd-l2arc") if name in stats}
         counters.arc = self.arcstats()
+        counters.lun_writes = self.lun_writes()
         return counters
 
     def flush(self) -> None:
@@ -254,9 +257,13 @@ class ApplianceStack(Stack):
             return model
         return replace(model, txg_starts=opened, clock_error_s=round(clock.error, 3))
 
-    def pool_iostat(self) -> str:
-        """``zpool iostat -v -p -H`` since import: per-vdev operations and bytes, kept in the JSON."""
-        return self.ssh(["zpool", "iostat", "-v", "-p", "-H", POOL], timeout=60)
+    def lun_writes(self) -> iostat.Sizes:
+        """The data LUN's request-size histogram of writes since import (bench.iostat)."""
+        text = self.ssh(["zpool", "iostat", "-r", "-v", "-p", "-H", POOL], timeout=60)
+        try:
+            return iostat.write_sizes(text, Path(LUN_PATH).name)
+        except iostat.IostatError as exc:
+            raise StackError(f"{self.name}: {exc}") from exc
 
     def drop_cache(self) -> None:
         """Restart the appliance (as after maintenance): RAM cache empty, L2ARC rebuilt from the SSD."""
@@ -412,8 +419,8 @@ class NasXfs(ApplianceStack):
     def arcstats(self) -> dict[str, int]:
         return {}
 
-    def pool_iostat(self) -> str:
-        return ""
+    def lun_writes(self) -> iostat.Sizes:
+        return {}
 
 
 def make_stack(

@@ -17,6 +17,7 @@ TUNED = (
     "zfs_prefetch_disable",
     "zfs_txg_timeout",
     "l2arc_rebuild_enabled",
+    "zio_dva_throttle_enabled",
 )
 
 

@@ -50,6 +50,11 @@ def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path
         assert 0 <= row["host"]["steal_pct"] <= 100, row["host"]  # what the host went through (bench.host)
     assert work["san"]["write_bytes"] > 0, work  # the pool did write to the LUN
     assert work["write_aggregation"] > 1.0, work  # ZFS writes larger blocks than the clients
+    # the same writes as ZFS issued them (zpool iostat -r of the data LUN over the same window): the
+    # guest's block layer may merge or split a few on the way to qemu's counters, not halve or double them
+    issued = sum(sum(pair) for pair in work["lun_write_sizes"].values())
+    assert 0.5 <= issued / work["san"]["write_ops"] <= 2.0, (issued, work["san"])
+    assert "lun_write_sizes" not in bare_work
     model = work["write_model"]  # the write bound's txgs: the pool's own, placed on the host's clock
     assert model["txgs"] >= 2 and 0 <= model["clock_error_s"] < 1.0, model
     assert {t["target"] for t in doc["targets"]} >= {

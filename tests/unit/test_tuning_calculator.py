@@ -50,10 +50,13 @@ def test_plan_has_every_figure_with_a_why() -> None:
         "recordsize",
         "zfs_prefetch_disable",
         "expected_read_offload",
+        "zio_dva_throttle_enabled",
     ):
         assert wanted in names
     assert all(r.why for r in result.recommendations)
     assert result.module["zfs_arc_max"] == calc.arc_sizes(16 * GIB)[0]
+    # SAN LUNs: no allocation throttle holding a txg's blocks back from the vdev queue's merging
+    assert result.module["zio_dva_throttle_enabled"] == 0
     assert result.dataset["sync"] == "standard"
     assert result.dataset["recordsize"] == "16K"
     assert result.warnings == []

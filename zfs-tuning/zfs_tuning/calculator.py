@@ -184,6 +184,16 @@ def plan(inp: SizingInput) -> Plan:
             Recommendation(name=name, value=getattr(profile.module, name), why=profile.why.get(name, ""))
         )
 
+    recs.append(
+        Recommendation(
+            name="zio_dva_throttle_enabled",
+            value=0,
+            why="The data vdevs are LUNs of one SAN array: the allocation throttle, which spreads writes over "
+            "vdevs by their speed, only holds a txg's blocks back from the queue where ZFS merges neighbours "
+            "into one LUN write; off, the SAN gets fewer, larger writes.",
+        )
+    )
+
     hits = hit_ratio(arc_max + l2arc, hot_set)
     offload = round(1 / (1 - hits), 1)
     recs.append(
@@ -202,6 +212,7 @@ def plan(inp: SizingInput) -> Plan:
         "zfs_prefetch_disable": profile.module.zfs_prefetch_disable,
         "zfs_txg_timeout": txg,
         "l2arc_rebuild_enabled": 1,
+        "zio_dva_throttle_enabled": 0,
     }
     return Plan(
         pool_type=inp.pool_type,

@@ -2,7 +2,7 @@
 import { formatBytes } from '../../format';
 
 const SIZES = new Set(['zfs_arc_max', 'zfs_arc_min', 'l2arc_size', 'l2arc_write_max', 'l2arc_write_boost', 'slog_size']);
-const SWITCHES = new Set(['zfs_prefetch_disable', 'l2arc_noprefetch', 'l2arc_rebuild_enabled']);
+const SWITCHES = new Set(['zfs_prefetch_disable', 'l2arc_noprefetch', 'l2arc_rebuild_enabled', 'zio_dva_throttle_enabled']);
 
 export function formatValue(name: string, value: number | string): string {
   if (typeof value === 'string') return value;
