@@ -124,10 +124,10 @@ def stalled(row: dict[str, Any]) -> list[str]:
     timed = row.get("kind") == "calibrate" or any(
         (client.get(f"{d}_lat_ms") or {}).get("p95") is not None for d in ("read", "write")
     )
-    figures = row.get("host") or {}
-    parts: list[str] = []
     if not timed:
-        return parts
+        return []
+    figures = row.get("host") or {}
+    parts = []
     for key, what in (("disk_read_ms", "a read"), ("disk_write_ms", "a write")):
         value = figures.get(key)
         if value is not None and value >= SLOW_DISK_MS:

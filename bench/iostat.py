@@ -14,6 +14,9 @@ from __future__ import annotations
 CLASSES = ("sync_read", "sync_write", "async_read", "async_write", "scrub", "trim", "rebuild")
 WRITES = ("sync_write", "async_write")
 COLUMNS = 1 + 2 * len(CLASSES)
+# each write class's (individual, aggregated) columns, after the bucket's
+ALONE = tuple(1 + 2 * CLASSES.index(c) for c in WRITES)
+MERGED = tuple(i + 1 for i in ALONE)
 Sizes = dict[int, tuple[int, int]]  # bucket (bytes) -> (individual, aggregated) writes
 
 
@@ -29,12 +32,10 @@ def write_sizes(text: str, vdev: str) -> Sizes:
         if len(fields) != COLUMNS:
             raise IostatError(f"{vdev}: a histogram row of {len(fields)} fields: {' '.join(fields)!r}")
         try:
-            bucket, counts = int(fields[0]), [int(f) for f in fields[1:]]
+            counts = [int(f) for f in fields]
         except ValueError as err:
             raise IostatError(f"{vdev}: {err}") from err
-        alone = sum(counts[2 * CLASSES.index(c)] for c in WRITES)
-        merged = sum(counts[2 * CLASSES.index(c) + 1] for c in WRITES)
-        sizes[bucket] = (alone, merged)
+        sizes[counts[0]] = (sum(counts[i] for i in ALONE), sum(counts[i] for i in MERGED))
     return sizes
 
 

@@ -25,6 +25,8 @@ DDT_ENTRY_BYTES = 320
 TXGS_IN_FLIGHT = 3
 SLOG_MARGIN = 1.5
 MAX_HIT = 0.99
+# The allocation throttle off: an appliance's data vdevs are LUNs of one array (the recommendation says why).
+DVA_THROTTLE = 0
 
 
 class SizingInput(BaseModel):
@@ -187,7 +189,7 @@ def plan(inp: SizingInput) -> Plan:
     recs.append(
         Recommendation(
             name="zio_dva_throttle_enabled",
-            value=0,
+            value=DVA_THROTTLE,
             why="The data vdevs are LUNs of one SAN array: the allocation throttle, which spreads writes over "
             "vdevs by their speed, only holds a txg's blocks back from the queue where ZFS merges neighbours "
             "into one LUN write; off, the SAN gets fewer, larger writes.",
@@ -212,7 +214,7 @@ def plan(inp: SizingInput) -> Plan:
         "zfs_prefetch_disable": profile.module.zfs_prefetch_disable,
         "zfs_txg_timeout": txg,
         "l2arc_rebuild_enabled": 1,
-        "zio_dva_throttle_enabled": 0,
+        "zio_dva_throttle_enabled": DVA_THROTTLE,
     }
     return Plan(
         pool_type=inp.pool_type,
