@@ -295,13 +295,6 @@ class ApplianceVm:
         address, nfs = self.endpoint("nfs")
         return f"nfs://{address}{path}?nfsport={nfs}&mountport={self.endpoint('mountd')[1]}"
 
-    def keep_tap_over_reboot(self) -> None:
-        """Before a reboot of the guest (not of qemu): qemu keeps the plugged NIC over it, so the next
-        boot finds it, and without its address in /etc would wait on it for a DHCP lease (up to 2 min,
-        the forwards refusing meanwhile). After the reboot, :meth:`wait_tap_address`."""
-        persistent = f"/etc/systemd/network/{Path(GUEST_NETWORK_FILE).name}"
-        self.ssh(["cp", GUEST_NETWORK_FILE, persistent])
-
     def qmp(self) -> Qmp:
         """A QMP connection to this VM's qemu (close it when done)."""
         return Qmp(self.qmp_path)

@@ -20,11 +20,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path: Path) -> None:
     out = tmp_path / "smoke.json"
-    argv = [sys.executable, "-m", "bench", "--smoke", "--profile", "provisioning-storm,steady-state"]
+    workloads = "provisioning-storm,boot-storm,steady-state"
+    argv = [sys.executable, "-m", "bench", "--smoke", "--profile", workloads]
     subprocess.run([*argv, "--lun-gib", "1.5", "--json", str(out)], cwd=REPO, check=True, timeout=3000)
     doc = json.loads(out.read_text(encoding="utf-8"))
     results = doc["results"]
-    assert set(results) == {"provisioning-storm", "steady-state"}
+    assert set(results) == {"provisioning-storm", "boot-storm", "steady-state"}
     for workload in results.values():
         assert set(workload) == {"bare-lun", "arcvsa"}
     # the desktops reach arcvsa as over a NIC where the host makes tap devices (the unit tests say
@@ -42,6 +43,13 @@ def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path
     assert phases["copy"]["compression"] > 1.1, phases[
         "copy"
     ]  # real OS bytes (the boot partition's first 64 MiB)
+
+    # The boot storm's cold cache (pool export and import): the ARC left empty, the L2ARC rebuilt
+    # from the SSD, so the boot's reads come from below the ARC again (the SSD or the SAN).
+    cold, storm = results["boot-storm"]["arcvsa"]["phases"]
+    assert cold["arc_bytes"] < boot["arc_bytes"] / 2 and cold["l2arc_bytes"] > 0, (cold, boot)
+    below = storm["san"]["read_bytes"] + storm["ssd"]["ssd-l2arc"]["rd_bytes"]
+    assert storm["client"]["read_bytes"] > 0 and below > 0, storm
 
     work = results["steady-state"]["arcvsa"]["phases"][0]
     bare_work = results["steady-state"]["bare-lun"]["phases"][0]
