@@ -88,6 +88,11 @@ def io_counts(stats: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def rebuilds_ended(arcstats: dict[str, int]) -> int:
+    """How many L2ARC rebuilds have ended so far, well or not (raw arcstats)."""
+    return sum(arcstats.get(name, 0) for name in L2ARC_REBUILD_ENDS)
+
+
 class Stack:
     """Base: the bare LUN needs nothing booted; its SAN I/O is the client's own (no cache between)."""
 
@@ -284,14 +289,14 @@ class ApplianceStack(Stack):
         self.call("POST", f"/api/storage/pools/{POOL}/export")
         self.call("POST", f"/api/storage/pools/{POOL}/import")
         if before.get("l2_log_blk_count", 0) > 0:  # else nothing to rebuild: the import starts none
-            self.wait_l2arc_rebuild(sum(before.get(name, 0) for name in L2ARC_REBUILD_ENDS))
+            self.wait_l2arc_rebuild(rebuilds_ended(before))
         self.export_dataset()
 
     def wait_l2arc_rebuild(self, ended: int, timeout: float = 120) -> None:
         """Until the import's L2ARC rebuild has ended, well or not (a boot storm after a restart finds
         it ended); ``ended`` is the sum of its end counters before the export."""
         deadline = time.monotonic() + timeout
-        while sum(self.arcstats_raw().get(name, 0) for name in L2ARC_REBUILD_ENDS) <= ended:
+        while rebuilds_ended(self.arcstats_raw()) <= ended:
             if time.monotonic() > deadline:
                 raise StackError(
                     f"{self.name}: the L2ARC rebuild had not ended {timeout:.0f} s after the import"
@@ -410,7 +415,7 @@ class NasXfs(ApplianceStack):
         cache), dentries and inodes dropped, XFS mounted and knfsd started again."""
         self.ssh(["systemctl", "stop", "nfs-server"])
         self.ssh(["umount", NAS_DIR])
-        self.write("/proc/sys/vm/drop_caches", "3\n")
+        self.ssh(["sysctl", "-q", "vm.drop_caches=3"])
         self.ssh(["mount", NAS_DIR])
         self.ssh(["systemctl", "start", "nfs-server"])
         self.wait_serving()
