@@ -95,10 +95,16 @@ async def integers_in_range(request: Request) -> None:
     OverflowError, a 500 (/api/jobs/10696329387716812734464 and a deployment's vcenter_id of -7.9e28 were
     found by make security's fuzzing). No row has such an id and no setting such a value."""
     route = request.scope.get("route")
-    declared = {q.alias for q in route.dependant.query_params} if isinstance(route, APIRoute) else set()
+    dependant = route.dependant if isinstance(route, APIRoute) else None
+    declared = {q.alias for q in dependant.query_params} if dependant else set()
+    # A parameter declared str stays text (a pool's id is a 64-bit unsigned GUID that zpool reads)
+    fields = [*dependant.path_params, *dependant.query_params] if dependant else []
+    texts = {f.alias for f in fields if f.field_info.annotation is str}
     query = {k: v for k, v in request.query_params.items() if k in declared}  # others are ignored anyway
     for where, params in (("path", request.path_params), ("query", query)):
         for name, value in params.items():
+            if name in texts:
+                continue
             if isinstance(value, str) and _INTEGER.fullmatch(value) and int(value) not in _INT64:
                 _refuse([where, name])
     if request.headers.get("content-type", "").partition(";")[0].strip().lower() == "application/json":

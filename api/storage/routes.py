@@ -19,15 +19,17 @@ from api.storage.schemas import (
     DatasetCreate,
     DatasetUpdate,
     PoolGrow,
+    PoolImport,
     PoolReplace,
     SnapshotCreate,
     VolumeCreate,
 )
-from appliance.control import datasets, disks, names, pools
+from appliance.control import datasets, disks, imports, names, pools
 from appliance.control.datasets import Dataset
 from appliance.control.disks import Disk
 from appliance.control.errors import Conflict, Refused
 from appliance.control.gateway import Gateway
+from appliance.control.imports import ImportablePool
 from appliance.control.pools import PoolHealth, PoolSpec
 
 router = APIRouter(prefix="/api/storage", tags=["storage"])
@@ -114,6 +116,19 @@ def export_pool(name: str, gw: Gw, db: Db) -> Response:
 def import_pool(name: str, gw: Gw) -> PoolHealth:
     """Import a pool found on this appliance's LUNs (after an export, or LUNs moved here)."""
     return pools.import_pool(gw, names.pool(name))
+
+
+@router.get("/imports", responses=REFUSED)
+def list_imports(gw: Gw) -> list[ImportablePool]:
+    """Pools on this appliance's LUNs that are not imported, with the ids that tell two of one name apart."""
+    return imports.importable(gw)
+
+
+@router.post("/imports/{pool_id}", responses=REFUSED)
+def import_by_id(pool_id: str, gw: Gw, body: PoolImport | None = None) -> PoolHealth:
+    """Import the pool with this id (from GET /imports), under a new name if given; its exports are
+    added again on the exports page, as after an import by name."""
+    return imports.import_by_id(gw, imports.pool_id(pool_id), body.name if body else None)
 
 
 @router.get("/pools/{name}/datasets", responses=REFUSED)

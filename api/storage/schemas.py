@@ -86,3 +86,11 @@ class DatasetUpdate(BaseModel):
     properties: dict[str, Any] = Field(
         min_length=1, description="properties to set (validated; never sync=disabled)"
     )
+
+
+class PoolImport(BaseModel):
+    """How to import a pool found by GET /api/storage/imports."""
+
+    name: names.Pool | None = Field(
+        None, description="a new name for it (needed when a pool of its name is already imported)"
+    )

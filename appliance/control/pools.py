@@ -192,9 +192,15 @@ def export(gw: Gateway, pool: str) -> None:
     gw.run(["zpool", "export", names.pool(pool)], rules=RULES, timeout=TIMEOUT)
 
 
+# Two exported pools of one name (a LUN moved from another appliance): zpool wants the pool's id
+# (appliance.control.imports). A name already imported here is RULES' "already exists".
+IMPORT_RULES: Rules = ((r"more than one matching pool", Conflict), *RULES)
+
+
 def import_pool(gw: Gateway, pool: str) -> PoolHealth:
     """Import a pool by name, scanning by-id paths (stable names for next boot's cachefile)."""
-    gw.run(["zpool", "import", "-d", "/dev/disk/by-id", names.pool(pool)], rules=RULES, timeout=TIMEOUT)
+    argv = ["zpool", "import", "-d", "/dev/disk/by-id", names.pool(pool)]
+    gw.run(argv, rules=IMPORT_RULES, timeout=TIMEOUT)
     return status(gw, pool)
 
 

@@ -28,6 +28,7 @@ LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
 GOOD: dict[str, Any] = {
     "name": "tank/ds",
     "{name}": "tank",
+    "{pool_id}": "4958685680270539150",
     "data.[]": LUN0,
     "log.[]": LUN1,
     "cache.[]": LUN1,
@@ -60,6 +61,7 @@ GOOD_FOR: dict[tuple[str, str], Any] = {
     ("/api/storage/volumes", "name"): "tank/lun0",
     ("/api/storage/snapshots", "name"): "tank/ds@golden",
     ("/api/storage/pools", "name"): "tank",
+    ("/api/storage/imports/{pool_id}", "name"): "tank",
 }
 TRICKS = [
     ";reboot",

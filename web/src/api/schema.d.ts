@@ -843,6 +843,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/storage/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Imports
+         * @description Pools on this appliance's LUNs that are not imported, with the ids that tell two of one name apart.
+         */
+        get: operations["list_imports_api_storage_imports_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/imports/{pool_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import By Id
+         * @description Import the pool with this id (from GET /imports), under a new name if given; its exports are
+         *     added again on the exports page, as after an import by name.
+         */
+        post: operations["import_by_id_api_storage_imports__pool_id__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage/iscsi/targets": {
         parameters: {
             query?: never;
@@ -3131,6 +3172,73 @@ export interface components {
             version: string;
         };
         /**
+         * ImportableDevice
+         * @description A leaf or group of an importable pool, as ``zpool import`` shows it.
+         */
+        ImportableDevice: {
+            /**
+             * Depth
+             * @description 0 for top-level vdevs, 1 for the disks of a mirror or raidz
+             */
+            depth: number;
+            /**
+             * Name
+             * @description vdev name (by-id name, mirror-0 ...)
+             */
+            name: string;
+            /**
+             * Note
+             * @description zpool's reason beside a state, e.g. 'invalid label'
+             */
+            note?: string | null;
+            /**
+             * Role
+             * @description data, log, cache, spare, special or dedup
+             */
+            role: string;
+            /**
+             * State
+             * @description ONLINE, UNAVAIL ...; None where zpool shows none (cache)
+             */
+            state: string | null;
+        };
+        /**
+         * ImportablePool
+         * @description A pool found on the LUNs that can be imported (or that says why it cannot).
+         */
+        ImportablePool: {
+            /**
+             * Action
+             * @description what zpool says can be done
+             */
+            action?: string | null;
+            /**
+             * Devices
+             * @description the vdevs zpool found, in its order
+             */
+            devices: components["schemas"]["ImportableDevice"][];
+            /**
+             * Id
+             * @description the pool's GUID in decimal: what imports this pool and no other
+             */
+            id: string;
+            /**
+             * Name
+             * @description the pool's name (two pools may share one)
+             */
+            name: string;
+            /**
+             * State
+             * @description ONLINE, DEGRADED, UNAVAIL ... as zpool judges the import
+             */
+            state: string;
+            /**
+             * Status
+             * @description zpool's note on the pool, e.g. last used elsewhere
+             */
+            status?: string | null;
+        };
+        /**
          * Inventory
          * @description Everything the wizard needs to place a deployment, read in one retrieval.
          */
@@ -3886,6 +3994,17 @@ export interface components {
              * @description every vdev, depth first
              */
             vdevs: components["schemas"]["VdevHealth"][];
+        };
+        /**
+         * PoolImport
+         * @description How to import a pool found by GET /api/storage/imports.
+         */
+        PoolImport: {
+            /**
+             * Name
+             * @description a new name for it (needed when a pool of its name is already imported)
+             */
+            name?: string | null;
         };
         /**
          * PoolReplace
@@ -8616,6 +8735,196 @@ export interface operations {
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_imports_api_storage_imports_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportablePool"][];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    import_by_id_api_storage_imports__pool_id__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pool_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PoolImport"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PoolHealth"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,11 +22,13 @@ export type DatasetCreate = Body<paths['/api/storage/datasets']['post']>;
 export type PoolType = DatasetCreate['profile'];
 export type PoolGrow = Body<paths['/api/storage/pools/{name}/devices']['post']>;
 export type PoolReplace = Body<paths['/api/storage/pools/{name}/replace']['post']>;
+export type ImportablePool = Ok<paths['/api/storage/imports']['get']>[number];
 export type DatasetProperties = Body<paths['/api/storage/datasets/{name}']['patch']>['properties'];
 
 export const storageKey = ['storage'] as const;
 const disksKey = ['storage', 'disks'] as const;
 const poolsKey = ['storage', 'pools'] as const;
+const importsKey = ['storage', 'imports'] as const;
 const datasetsKey = (pool: string) => ['storage', 'pools', pool, 'datasets'] as const;
 
 /**
@@ -122,10 +124,25 @@ export function useExportPool() {
   });
 }
 
+/** Pools on the LUNs that are not imported (zpool import's list), read afresh each time the form opens. */
+export function useImportablePools() {
+  return useQuery({
+    queryKey: importsKey,
+    queryFn: () => call(api.GET('/api/storage/imports')),
+    retry: retryUnreachable,
+    staleTime: 0,
+    gcTime: 0,
+  });
+}
+
+/** Import one pool by its id, under a new name if given (two pools can share a name; the id cannot). */
 export function useImportPool() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(api.POST('/api/storage/pools/{name}/import', byName(name))),
+    mutationFn: ({ id, name }: { id: string; name?: string }) =>
+      call(
+        api.POST('/api/storage/imports/{pool_id}', { params: { path: { pool_id: id } }, body: name ? { name } : {} }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
   });
 }

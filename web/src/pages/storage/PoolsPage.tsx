@@ -47,7 +47,7 @@ export function PoolsPage() {
           </>
         }
       />
-      {importing && <ImportPoolForm onDone={() => setImporting(false)} />}
+      {importing && <ImportPoolForm taken={pools.data?.map((p) => p.name) ?? []} onDone={() => setImporting(false)} />}
       {creating && <CreatePoolForm onDone={() => setCreating(false)} />}
       {pools.isPending && <Loading label="Reading the pools" />}
       {pools.isError && (
