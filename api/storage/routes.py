@@ -128,7 +128,7 @@ def list_imports(gw: Gw) -> list[ImportablePool]:
 def import_by_id(pool_id: str, gw: Gw, body: PoolImport | None = None) -> PoolHealth:
     """Import the pool with this id (from GET /imports), under a new name if given; its exports are
     added again on the exports page, as after an import by name."""
-    return imports.import_by_id(gw, imports.pool_id(pool_id), body.name if body else None)
+    return imports.import_by_id(gw, pool_id, body.name if body else None)
 
 
 @router.get("/pools/{name}/datasets", responses=REFUSED)

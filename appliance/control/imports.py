@@ -18,7 +18,6 @@ from appliance.control.errors import InvalidName, NotFound
 from appliance.control.gateway import Gateway
 from appliance.control.pools import PoolHealth
 
-SEARCH = ["-d", "/dev/disk/by-id"]  # by-id names, as pools.import_pool: stable in next boot's cachefile
 ID = re.compile(r"[1-9][0-9]{0,19}")  # a pool GUID: a 64-bit unsigned integer in decimal
 _FIELD = re.compile(r"^\s*(pool|id|state|status|action|see|comment|config):\s?(.*)$")
 _GROUPS = {"logs": "log", "cache": "cache", "spares": "spare", "special": "special", "dedup": "dedup"}
@@ -110,11 +109,8 @@ def parse(stdout: str) -> list[ImportablePool]:
 
 
 def importable(gw: Gateway) -> list[ImportablePool]:
-    """Every pool ``zpool import`` finds on the LUNs (none: an empty list)."""
-    try:
-        result = gw.run(["zpool", "import", *SEARCH], rules=pools.RULES, timeout=pools.TIMEOUT)
-    except NotFound:  # "no pools available to import"
-        return []
+    """Every pool ``zpool import`` finds on the LUNs (none: zpool says so on stderr, exit 0: an empty list)."""
+    result = gw.run(["zpool", "import", *pools.IMPORT_SEARCH], rules=pools.RULES, timeout=pools.TIMEOUT)
     return parse(result.stdout)
 
 
@@ -126,6 +122,6 @@ def import_by_id(gw: Gateway, ident: str, new_name: str | None = None) -> PoolHe
     match = next((p for p in importable(gw) if p.id == ident), None)
     if match is None:
         raise NotFound(f"no pool with id {ident} on this appliance's LUNs (zpool import lists none)")
-    argv = ["zpool", "import", *SEARCH, ident]
+    argv = ["zpool", "import", *pools.IMPORT_SEARCH, ident]
     gw.run([*argv, new_name] if new_name else argv, rules=pools.IMPORT_RULES, timeout=pools.TIMEOUT)
     return pools.status(gw, new_name or match.name)

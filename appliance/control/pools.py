@@ -195,11 +195,13 @@ def export(gw: Gateway, pool: str) -> None:
 # Two exported pools of one name (a LUN moved from another appliance): zpool wants the pool's id
 # (appliance.control.imports). A name already imported here is RULES' "already exists".
 IMPORT_RULES: Rules = ((r"more than one matching pool", Conflict), *RULES)
+# Where imports look: by-id names, which the next boot's cachefile keeps whatever order the disks appear in.
+IMPORT_SEARCH = ("-d", "/dev/disk/by-id")
 
 
 def import_pool(gw: Gateway, pool: str) -> PoolHealth:
     """Import a pool by name, scanning by-id paths (stable names for next boot's cachefile)."""
-    argv = ["zpool", "import", "-d", "/dev/disk/by-id", names.pool(pool)]
+    argv = ["zpool", "import", *IMPORT_SEARCH, names.pool(pool)]
     gw.run(argv, rules=IMPORT_RULES, timeout=TIMEOUT)
     return status(gw, pool)
 

@@ -130,8 +130,7 @@ export function useImportablePools() {
     queryKey: importsKey,
     queryFn: () => call(api.GET('/api/storage/imports')),
     retry: retryUnreachable,
-    staleTime: 0,
-    gcTime: 0,
+    gcTime: 0, // dropped when the form closes: the next opening asks zpool again
   });
 }
 
