@@ -1,4 +1,8 @@
-"""A lab vCenter: govmomi's vcsim on 127.0.0.1, shaped like a small VDI site.
+"""A lab vCenter: govmomi's simulator on 127.0.0.1, shaped like a small VDI site.
+
+The simulator is arcvsa-vcsim (tools/labvcsim): vcsim's model with hosts the size of VDI hosts
+(HOST_MEMORY_GIB, HOST_CORES), so that an appliance passes its admission check; the last host is an
+older, smaller one, where a large appliance does not fit.
 
 vcsim's own model names everything DC0_C0_H0 and cannot rename datastores, so the site is built after
 start through the vSphere API itself: two shared datastores, VMs on them, a golden image with a snapshot,
@@ -45,6 +49,9 @@ from provisioning.session import connect
 DATACENTER = "vdi-dc"
 CLUSTER = "vdi-cluster"
 HOST_COUNT = 4
+#: memory of DC0_C0_H0 .. H3: a large appliance (32 GiB) does not fit the last one
+HOST_MEMORY_GIB = (128, 128, 128, 24)
+HOST_CORES = 16
 DATASTORES = ("san-lun-01", "san-lun-02")
 #: vcsim's two distributed port groups DC0_DVPG0/1, renamed; vcsim also has the standard 'VM Network'
 #: and the switch's uplink port group DVS0-DVUplinks-<n>
@@ -56,20 +63,23 @@ GUEST_ID = "windows11_64Guest"
 #: vcsim refuses logins whose user name contains "@" (administrator@vsphere.local), so no domain here
 USERNAME = "administrator"
 
-_VERSION_HINT = "install it with `go install github.com/vmware/govmomi/vcsim@v0.46.3` (make setup)"
+_VERSION_HINT = "build it from tools/labvcsim with `make setup`"
 
 
 class VcsimError(RuntimeError):
     """vcsim could not be found, started or shaped into the lab site."""
 
 
+BINARY = "arcvsa-vcsim"
+
+
 def find_vcsim() -> str:
-    """Path of the vcsim binary: $VCSIM, then PATH, then $(go env GOPATH)/bin/vcsim."""
+    """Path of the lab's simulator: $VCSIM, then arcvsa-vcsim on PATH, then in $(go env GOPATH)/bin."""
     if explicit := os.environ.get("VCSIM"):
         if not os.access(explicit, os.X_OK):
             raise VcsimError(f"$VCSIM={explicit} is not an executable")
         return explicit
-    if found := shutil.which("vcsim"):
+    if found := shutil.which(BINARY):
         return found
     go = shutil.which("go")
     if go:
@@ -80,10 +90,10 @@ def find_vcsim() -> str:
         except (subprocess.SubprocessError, OSError):
             gopath = ""
         for entry in filter(None, gopath.split(os.pathsep)):
-            candidate = Path(entry) / "bin" / "vcsim"
+            candidate = Path(entry) / "bin" / BINARY
             if os.access(candidate, os.X_OK):
                 return str(candidate)
-    raise VcsimError(f"vcsim not found; {_VERSION_HINT}")
+    raise VcsimError(f"{BINARY} not found; {_VERSION_HINT}")
 
 
 def write_self_signed(directory: Path, host: str = "127.0.0.1") -> tuple[Path, Path]:
@@ -285,6 +295,7 @@ class Vcsim:
             "-password", str(password_file),
             "-dc", "1", "-cluster", "1", "-host", str(HOST_COUNT), "-standalone-host", "0",
             "-ds", "0", "-vm", "0", "-pg", str(len(PORT_GROUPS)),
+            "-host-memory-gib", ",".join(map(str, HOST_MEMORY_GIB)), "-host-cores", str(HOST_CORES),
             "-E", "vcsim.env",
             "-stdinexit",
             "-tlscert", tls_cert,

@@ -10,7 +10,7 @@ import pytest
 from pyVmomi import vim
 from support.provisioning import find, foreign_vm, golden_clone, login_for, owner_of, pool_plan
 
-from lab.vcsim import GOLDEN_VM, Vcsim, wait_for_task
+from lab.vcsim import CLUSTER, GOLDEN_VM, HOST_MEMORY_GIB, Vcsim, wait_for_task
 from provisioning import apply as prov
 from provisioning.destroy import destroy
 from provisioning.errors import (
@@ -127,7 +127,8 @@ def test_destroy_removes_a_clone_whose_answer_was_lost_and_no_clone_it_did_not_a
     ("change", "error", "field"),
     [
         ({"count": 3, "datastore": "san-lun-02", "delta_gb": 1e6}, InsufficientSpace, "pool.count"),
-        ({"count": 40}, InsufficientResources, "pool.count"),
+        # 52 desktops of 32 GiB: 1664 GiB, over the lab cluster's 408 GiB at 4x overcommit (1632 GiB)
+        ({"count": 52, "memory_mb": 32 * 1024}, InsufficientResources, "pool.count"),
         ({"golden_vm": "desktop-01"}, SnapshotMissing, "pool.snapshot"),
         ({"snapshot": "nope"}, SnapshotMissing, "pool.snapshot"),
     ],
@@ -140,6 +141,38 @@ def test_bad_pools_are_refused_before_any_change(
         prov.apply(login_for(site), plan)
     assert getattr(caught.value, "field", None) == field
     assert find(si, "vm/bad") is None
+
+
+def test_a_pool_may_take_the_cluster_memory_times_its_overcommit_and_not_one_desktop_more(
+    si: vim.ServiceInstance,
+) -> None:
+    total = find(si, f"host/{CLUSTER}").summary.totalMemory
+    assert total == sum(HOST_MEMORY_GIB) * 1024**3, "vCenter's figure is the lab hosts' memory added up"
+    fits = total * 4 // (32 * 1024**3)  # 32 GiB desktops, at the default 4x overcommit
+    plan = pool_plan(
+        "dep-room", naming="room-##", folder="room", resource_pool="rp-room", count=fits, memory_mb=32 * 1024
+    )
+    assert prov.plan(si, plan).counts() == {
+        "create folder": 1,
+        "create resource_pool": 1,
+        "create desktop": fits,
+    }
+    over = pool_plan(
+        "dep-room",
+        naming="room-##",
+        folder="room",
+        resource_pool="rp-room",
+        count=fits + 1,
+        memory_mb=32 * 1024,
+    )
+    with pytest.raises(
+        InsufficientResources,
+        match=rf"^{fits + 1} desktops of 32768 MiB need {(fits + 1) * 32} GiB of memory; cluster "
+        rf"'{CLUSTER}' allows {fits * 32} GiB at 4x overcommit$",
+    ) as caught:
+        prov.plan(si, over)
+    assert caught.value.field == "pool.count"
+    assert find(si, "vm/room") is None
 
 
 def test_count_zero_is_not_a_plan() -> None:

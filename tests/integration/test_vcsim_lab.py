@@ -1,4 +1,5 @@
-"""lab.vcsim: starts on a free port, is always stopped, and its CLI behaves for the demo."""
+"""lab.vcsim: starts on a free port, is always stopped, its hosts are the sizes it declares, and its CLI
+behaves for the demo."""
 
 from __future__ import annotations
 
@@ -13,8 +14,18 @@ import time
 from pathlib import Path
 
 import pytest
+from pyVmomi import vim
 
-from lab.vcsim import Vcsim, VcsimError, find_vcsim
+from lab.vcsim import (
+    CLUSTER,
+    DATACENTER,
+    HOST_CORES,
+    HOST_COUNT,
+    HOST_MEMORY_GIB,
+    Vcsim,
+    VcsimError,
+    find_vcsim,
+)
 from provisioning.certificate import fetch_certificate
 from provisioning.session import about, connect
 
@@ -107,8 +118,31 @@ def test_vcsim_exits_when_its_parent_dies_without_cleaning_up() -> None:
         shutil.rmtree(details["workdir"], ignore_errors=True)
 
 
+def test_the_hosts_are_the_sizes_the_lab_declares_as_vcenter_reports_them(vcsim: Vcsim) -> None:
+    # The appliances' admission check weighs these figures: 128 GiB hosts fit every size, the 24 GiB one
+    # no Large appliance.
+    assert len(HOST_MEMORY_GIB) == HOST_COUNT
+    with connect(
+        vcsim.host, vcsim.port, vcsim.username, vcsim.password, thumbprint_sha256=vcsim.thumbprint_sha256
+    ) as si:
+        index = si.RetrieveContent().searchIndex
+        assert index is not None
+        cluster = index.FindByInventoryPath(f"{DATACENTER}/host/{CLUSTER}")
+        assert isinstance(cluster, vim.ClusterComputeResource)
+        hosts = sorted(cluster.host, key=lambda h: h.name)
+        assert [h.name for h in hosts] == [f"DC0_C0_H{i}" for i in range(HOST_COUNT)]
+        sizes = [(h.summary.hardware.memorySize, h.hardware.memorySize) for h in hosts]
+        assert sizes == [(gib * 1024**3, gib * 1024**3) for gib in HOST_MEMORY_GIB]
+        for h in hosts:
+            hw = h.summary.hardware
+            assert (hw.numCpuCores, hw.numCpuThreads) == (HOST_CORES, 2 * HOST_CORES), h.name
+        assert cluster.summary.totalMemory == sum(HOST_MEMORY_GIB) * 1024**3
+
+
 def test_find_vcsim_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("VCSIM", raising=False)
     real = find_vcsim()
+    assert Path(real).name == "arcvsa-vcsim", "the lab's simulator with sized hosts, not govmomi's vcsim"
     monkeypatch.setenv("VCSIM", real)
     assert find_vcsim() == real
     monkeypatch.setenv("VCSIM", str(tmp_path / "missing"))
