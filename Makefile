@@ -5,27 +5,29 @@ SHELL := /bin/bash
 
 PY        := .venv/bin/python
 UV        := python3 -m uv
-VCSIM_VERSION := v0.46.3
 GOBIN     := $(shell go env GOPATH 2>/dev/null || echo $$HOME/go)/bin
-VCSIM     := $(GOBIN)/vcsim
+VCSIM     := $(GOBIN)/arcvsa-vcsim
 export VCSIM
 
-# Host packages every tier needs; the image/OVA fragments add theirs.
+# Host packages every tier needs. Each fragment adds its own the same way: `APT_PACKAGES += ...`.
 APT_PACKAGES := chromium ca-certificates
 -include mk/*.mk
-APT_ALL := $(sort $(APT_PACKAGES) $(IMAGE_APT_PACKAGES) $(OVA_APT_PACKAGES) $(STORAGE_APT_PACKAGES) $(BENCH_APT_PACKAGES))
+APT_ALL := $(sort $(APT_PACKAGES))
 
-.PHONY: help setup apt demo test lint typecheck unit integration e2e web openapi openapi-check clean
+.PHONY: help setup apt demo test check lint typecheck unit integration e2e web openapi openapi-check lock clean
 
+# Every target has one `## target: what it does` line above it; `make help` prints them, so the list
+# cannot drift from the targets (tests/unit/test_make_help.py checks every .PHONY target has one).
+## help: this list
 help:
-	@echo "make setup   install everything this machine needs (idempotent)"
-	@echo "make demo    run arcvsa on vcsim with the web UI"
-	@echo "make test    linters, unit, integration (vcsim), web checks and browser e2e"
-	@echo "make bench   the benchmark: four stacks, three VDI workloads, one run (PROFILE=smoke|NAME)"
+	@awk 'match($$0, /^## [A-Za-z0-9_.-]+: /) { printf "  make %-20s %s\n", substr($$0, 4, RLENGTH - 5), substr($$0, RLENGTH + 1) }' \
+		$(MAKEFILE_LIST)
 
-## setup ---------------------------------------------------------------------------------------
+# setup ----------------------------------------------------------------------------------------
+## setup: install everything this machine needs: apt packages, the Python venv, web modules, vcsim (idempotent)
 setup: apt .venv/.synced web/node_modules/.synced $(VCSIM)
 
+## apt: install the apt packages every fragment declares (APT_PACKAGES) that are missing
 apt:
 	@missing=$$(dpkg-query -W -f='$${Package} $${Status}\n' $(APT_ALL) 2>/dev/null \
 	    | awk '$$4 != "installed" {print $$1}'; for p in $(APT_ALL); do \
@@ -47,51 +49,62 @@ web/node_modules/.synced: web/package-lock.json web/package.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-$(VCSIM):
-	go install github.com/vmware/govmomi/vcsim@$(VCSIM_VERSION)
+# The lab's vCenter: govmomi's simulator (pinned in tools/labvcsim/go.mod) with VDI-sized hosts.
+$(VCSIM): tools/labvcsim/main.go tools/labvcsim/go.mod tools/labvcsim/go.sum
+	cd tools/labvcsim && go build -trimpath -o $(VCSIM) .
 
 # Re-pin the Python dependencies after editing pyproject.toml. The lock keeps hashes, not registry URLs.
 # requirements.runtime.lock (what the appliance image ships) is the runtime subset of the same pins.
+## lock: re-pin the Python dependencies (requirements.lock, requirements.runtime.lock) from pyproject.toml
 lock:
 	$(UV) pip compile -q pyproject.toml --group dev --generate-hashes --universal -o requirements.lock
 	$(UV) pip compile -q pyproject.toml --generate-hashes --universal -c requirements.lock \
 		-o requirements.runtime.lock
 
-## product -------------------------------------------------------------------------------------
+# product --------------------------------------------------------------------------------------
+## web: build the web UI into web/dist
 web: web/node_modules/.synced
 	cd web && npm run --silent build
 
-demo: setup web image
+## demo: run arcvsa on https://127.0.0.1:8443/ against vcsim, with the lab appliance booted beside it
+demo: setup web ova
 	$(PY) -m lab.demo
 
-## checks --------------------------------------------------------------------------------------
+# checks ---------------------------------------------------------------------------------------
+## openapi: regenerate api/openapi.json and the web's TypeScript client from the api's code
 openapi: .venv/.synced
 	$(PY) -m api.openapi api/openapi.json
 	cd web && npm run --silent gen:api
 
 # The committed OpenAPI and the TS client generated from it must match the code.
+## openapi-check: fail when api/openapi.json or the TS client is stale
 openapi-check: .venv/.synced web/node_modules/.synced
 	@mkdir -p var
 	$(PY) -m api.openapi var/openapi.check.json
 	@diff -u api/openapi.json var/openapi.check.json || { echo "api/openapi.json is stale: run make openapi"; exit 1; }
 	cd web && npm run --silent check:api
 
+## lint: ruff (check and format), mypy, eslint and tsc
 lint: setup
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 	cd web && npm run --silent lint && echo 'eslint: no problems' && npm run --silent typecheck && echo 'tsc: no errors'
 
+## typecheck: mypy and tsc only
 typecheck: setup web/node_modules/.synced
 	$(PY) -m mypy
 	cd web && npm run --silent typecheck
 
+## unit: the unit tests (seconds each, no root, no vcsim)
 unit: setup
 	$(PY) -m pytest -q tests/unit
 
+## integration: the integration tests against vcsim and real daemons
 integration: setup
 	$(PY) -m pytest -q -m integration tests/integration
 
+## e2e: the browser tests (Playwright + Debian's chromium) against the real api and vcsim
 e2e: setup web
 	$(PY) -m pytest -q tests/e2e
 
@@ -99,6 +112,7 @@ e2e: setup web
 # where the minutes go.
 stamp = @date -u +'== make test %T: $(1)'
 
+## test: everything CI runs: lint, unit, integration, e2e, security, lab, reliability, bench smokes, OVA (about 45 min)
 test: setup
 	@mkdir -p var
 	$(call stamp,lint)
@@ -120,5 +134,13 @@ test: setup
 	$(MAKE) --no-print-directory ova-test
 	$(call stamp,done)
 
+# For contributors before a commit: what `make test` runs first, without the VM tiers (a few minutes).
+## check: lint, type checks, the OpenAPI drift check and the unit tests (minutes; before every commit)
+check: setup
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory openapi-check
+	$(PY) -m pytest -q -n 2 tests/unit
+
+## clean: remove var/, dist/ and web/dist (build/ keeps the image cache: make image-clean)
 clean:
 	rm -rf var dist web/dist

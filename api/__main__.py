@@ -23,8 +23,8 @@ log = logging.getLogger("arcvsa.api")
 
 class ChangesAndFailures(logging.Filter):
     """uvicorn's access log keeps a request that may change something (not GET/HEAD/OPTIONS) or failed
-    (status >= 400): dashboards polling reads put 20 lines a second in the journal under the soak, which
-    journald and rsyslog then paid for, and buried the lines an admin looks for."""
+    (status >= 400): dashboards polling reads would fill the journal with lines journald and rsyslog pay
+    for, and bury the lines an admin looks for."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args if isinstance(record.args, tuple) else ()
@@ -72,8 +72,8 @@ def main() -> None:
     cert, key = ensure_certificate(settings.data_dir)
     app = create_app(settings, refreshes)
     # What is built by now (modules, routes, schemas: ~175k objects) lives as long as the process. A full
-    # collection walks all of it with the GIL held: 40 ms on the host, 190-200 ms in the lab VM under load,
-    # a stall for every request in flight. Frozen, the collector walks only what came since.
+    # collection walks all of it with the GIL held, a stall for every request in flight. Frozen, the
+    # collector walks only what came since.
     gc.freeze()
     uvicorn.run(
         app,

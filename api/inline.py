@@ -1,7 +1,7 @@
 """Answering a dashboard's read on the event loop when nothing in it would wait.
 
-FastAPI runs a sync route on a worker thread, and validates its answer on another hop: under the soak's
-dashboard load in the lab VM those hops (a queue, a wake-up, a GIL hand-off each) cost more than the
+FastAPI runs a sync route on a worker thread, and validates its answer on another hop: under a
+dashboard's polling load those hops (a queue, a wake-up, a GIL hand-off each) cost more than the
 answers, which come from the gateway's shared reads and SQLite (WAL: a read never waits for the metric
 sampler's writes). So a read-only route tries its work on the loop first, with the gateway refusing to
 wait for a tool (appliance.control.readcache.without_waiting); only a read that would wait for one (the

@@ -18,8 +18,8 @@ class SecretBox:
             key = path.read_bytes().strip()
             if key:
                 return key
-            # Empty: created by an older build that did not fsync, then a power cut (reliability run,
-            # issue 8). Nothing can have been sealed with a key that never reached the disk: make one.
+            # Empty: written without an fsync, then a power cut. Nothing can have been sealed with a key
+            # that never reached the disk: make one.
             path.unlink(missing_ok=True)
         except FileNotFoundError:
             pass

@@ -20,7 +20,7 @@ def paths(data_dir: Path) -> tuple[Path, Path]:
 def ensure_certificate(data_dir: Path) -> tuple[Path, Path]:
     """(cert, key) paths in data_dir (where first boot writes them), made self-signed if absent."""
     cert, key = paths(data_dir)
-    # An empty file is what a power cut right after an unsynced write leaves (reliability run, issue 8).
+    # An empty file is what a power cut right after an unsynced write leaves: treat it as absent.
     if cert.exists() and key.exists() and cert.stat().st_size and key.stat().st_size:
         return cert, key
     data_dir.mkdir(parents=True, exist_ok=True)

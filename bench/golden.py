@@ -1,4 +1,4 @@
-"""The golden image data: real OS bytes, so compression and dedup figures are honest (issue 7).
+"""The golden image data: real OS bytes, so compression and dedup figures are honest.
 
 The replica is the appliance image itself (a real, bootable Debian 13 disk) as raw bytes: the 1 MiB
 chunks that hold data or that its boot trace touches, packed in disk order (see :func:`build`), so

@@ -303,7 +303,7 @@ def _latency_share(results: dict[str, Any]) -> float | None:
 
 
 def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each target of issue 7 with the measured value (None when the run did not include it)."""
+    """Each target the product must meet, with the measured value (None when the run did not include it)."""
     checked = []
     for name, measure, goal, op in TARGETS:
         value = measure(results)
@@ -313,7 +313,7 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def targets_table(checked: list[dict[str, Any]]) -> str:
-    lines = ["\n== targets (issue 7) =="]
+    lines = ["\n== targets =="]
     for row in checked:
         state = {True: "met", False: "MISSED", None: "not run"}[row["met"]]
         value = row["measured"]

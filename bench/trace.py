@@ -1,6 +1,6 @@
 """The boot trace: every read and write a real boot of the golden disk makes, replayed by fio.
 
-A boot storm must replay what a desktop's boot really does to its disk, not a guess (issue 7). The
+A boot storm must replay what a desktop's boot really does to its disk, not a guess. The
 appliance image (a real Debian 13 disk) is booted under qemu TCG from a throwaway qcow2 overlay
 (the image is never written) with the ``virtio_blk_handle_read``/``_write`` trace events on qemu's
 ``log`` backend (Debian's build; ``-msg timestamp=on`` stamps each line ``pid@sec.usec:``), until

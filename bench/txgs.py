@@ -2,8 +2,8 @@
 
 The write bound (bench.metrics.dirtied) counts each record the writes dirtied once per txg. A txg is
 open for zfs_txg_timeout seconds only while its dirty data stays under zfs_dirty_data_sync_percent;
-past that it closes early, and windows of the parameter's length count too few txgs (at 30 s with 5 %
-the bound came out 1.24x too generous: txg-ab.json). The kstat keeps the last zfs_txg_history txgs,
+past that it closes early, and windows of the parameter's length would count too few txgs and make
+the bound too generous. The kstat keeps the last zfs_txg_history txgs,
 a row each under a line of column names, with each one's birth on the guest's gethrtime() clock
 (CLOCK_MONOTONIC_RAW, ns), which lab.guest_clock places on the host's.
 """

@@ -37,8 +37,8 @@ GUEST_PORTS: dict[str, int] = {
 }
 SSD_SERIALS = ("ssd-slog", "ssd-l2arc")
 # Every VM of the lab (and packer's build VM) runs on this emulated CPU. la57=off: 4-level paging, as
-# nearly every x86 guest has; qemu 7.2's -cpu max offers 5-level paging, which the guest then used
-# (CR4.LA57 set) when its kernel double-faulted with an impossible EFLAGS under the soak.
+# nearly every x86 guest has; qemu 7.2's -cpu max offers 5-level paging, a path real hardware rarely
+# exercises and its emulation less well.
 TCG = ["-accel", "tcg,thread=multi", "-cpu", "max,la57=off"]
 SSH_OPTIONS = [
     "-o",

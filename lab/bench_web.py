@@ -3,7 +3,7 @@
 The real api (`python -m api`, HTTPS) serves web/dist; headless Chromium loads each page cold (a fresh
 context: empty cache, the session cookie only) and web/scripts/bench-web.mjs reports, per page, the time
 from navigation start to the page's heading being visible and the JS and CSS bytes transferred. The
-target (issue 6): every page under 1 s on this machine (the median of its cold loads; the slowest is shown). A benchmark, not a timed test: run it by hand.
+target: every page under 1 s on this machine (the median of its cold loads; the slowest is shown). A benchmark, not a timed test: run it by hand.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The serial console of a lab VM: its last lines for an error, the guest kernel's panic, the login prompt.
 
-A lab VM whose kernel panicked (appliance.image.serial says why that happens under TCG) fails in
+A lab VM whose kernel panicked (appliance.image.serial says why an emulated one can) fails in
 seconds, in the kernel's own words, instead of timing out ten minutes later with a path to a file on
 another machine.
 """

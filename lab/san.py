@@ -161,7 +161,7 @@ class San:
         with self.qmp() as qmp:
             return qmp.execute("query-block-exports")
 
-    # --- faults (issue 8): a LUN whose I/O fails, as a LUN with media or path errors does ----------
+    # --- faults: a LUN whose I/O fails, as a LUN with media or path errors does ----------
     def fail(self, lun: str, iotypes: tuple[str, ...] = ("read", "write"), errno: int = 5) -> None:
         """Every read and/or write of ``lun`` fails with ``errno`` (EIO) from now on, until :meth:`heal`.
 

@@ -1,8 +1,8 @@
 """A tap link from the host to a lab VM: the path a real NIC gives an appliance.
 
 The lab's VMs talk to the host through qemu's user-mode network (slirp), a TCP/IP stack of its own run
-in qemu's one main loop; under the soak's 100 desktops it put about two thirds of the api's p99 on the
-path, not on the appliance (reliability/README.md, step 8). A tap device is a plain Ethernet link: the
+in qemu's one main loop; under many desktops' load its own latency would be measured as the
+appliance's. A tap device is a plain Ethernet link: the
 guest's second NIC, on a documentation network (RFC 5737 TEST-NET-2) the host answers on. The guest's
 control path (SSH, the forwards) stays on user mode; what a run measures can go over the tap.
 

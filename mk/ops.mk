@@ -1,4 +1,4 @@
-# Day-2 operations (issue 9): Prometheus metrics and the Grafana dashboard. Included by the Makefile
+# Day-2 operations: Prometheus metrics and the Grafana dashboard. Included by the Makefile
 # (-include mk/*.mk).
 #
 #   make ops-lab   a real Prometheus on the host scrapes the booted lab appliance with a scrape token and
@@ -16,9 +16,8 @@
 # exposition) and the server the lab test starts. Its unit file is not used: the tests run the binaries.
 APT_PACKAGES += prometheus rsyslog
 
-OPS_PYTHON ?= .venv/bin/python
-
 .PHONY: ops-lab
 
+## ops-lab: Prometheus scrape, alerts, syslog, backup/restore and upgrade on lab VMs (under the lab lock)
 ops-lab: image
-	ARCVSA_LAB_REQUIRED=1 $(OPS_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops tests/lab/backup tests/lab/upgrade
+	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops tests/lab/backup tests/lab/upgrade

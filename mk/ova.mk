@@ -1,14 +1,13 @@
-# The OVA and the Packer template (issue 3). Included by the Makefile (-include mk/*.mk).
+# The OVA and the Packer template. Included by the Makefile (-include mk/*.mk).
 #
 #   make ova              build/image/arcvsa-<version>.qcow2 (from `make image`) -> dist/arcvsa-<version>.ova
 #   make packer-validate  packer validate of packer/ with the committed example variables
-#   make ova-setup        install OVA_APT_PACKAGES (the lead's `make setup` installs them too)
+#   make ova-setup        install the host packages (`make setup` installs them too)
 
 # Host packages: packer 1.6.6 (qemu + vsphere builders built in), qemu-img, genisoimage for the
 # ovf-env ISO, ssh-keygen for the throwaway validate key, openssl for first-boot password hashes.
-OVA_APT_PACKAGES := packer qemu-utils genisoimage openssh-client openssl
+APT_PACKAGES += packer qemu-utils genisoimage openssh-client openssl
 
-OVA_PYTHON ?= .venv/bin/python
 # Same version as the image build (IMAGE_VERSION from mk/image.mk; recursive, so include order
 # does not matter), else git's.
 OVA_VERSION ?= $(or $(IMAGE_VERSION),$(shell git describe --always --dirty 2>/dev/null || echo unknown))
@@ -29,24 +28,27 @@ PACKER_ENV = HOME=$(abspath $(PACKER_VALIDATE_DIR))/home \
 
 .PHONY: ova ova-setup ova-test packer-validate
 
-ova-setup:
-	apt-get install -y --no-install-recommends $(OVA_APT_PACKAGES)
+## ova-setup: install the host packages the OVA build needs (all of APT_PACKAGES: make apt)
+ova-setup: apt
 
+## ova: pack the image into dist/arcvsa-<version>.ova (vApp properties from ovf/properties.yaml)
 ova: image
 	@test -f "$(OVA_IMAGE)" || { echo "ova: $(OVA_IMAGE) not found (make image writes it)" >&2; exit 1; }
-	$(OVA_PYTHON) -m ovf pack --disk $(OVA_IMAGE) --image-manifest $(OVA_IMAGE_RECORD) \
+	$(PY) -m ovf pack --disk $(OVA_IMAGE) --image-manifest $(OVA_IMAGE_RECORD) \
 		--version $(OVA_VERSION) --git-version $(OVA_VERSION) \
 		--source-date-epoch $(OVA_SOURCE_DATE_EPOCH) --out $(OVA_OUT)
 
 # The release OVA itself: tar order and digests, its build manifest, and a deploy into vcsim with
 # property values (CreateImportSpec, ImportVApp, HttpNfcLease upload of the real disk).
+## ova-test: the release OVA checked (tar order, digests, manifest) and deployed into vcsim
 ova-test: ova
-	ARCVSA_OVA=$(abspath $(OVA_OUT)) $(OVA_PYTHON) -m pytest -q -s tests/integration/test_release_ova.py \
+	ARCVSA_OVA=$(abspath $(OVA_OUT)) $(PY) -m pytest -q -s tests/integration/test_release_ova.py \
 		tests/integration/test_ovf_vcsim.py
 
 # The example variables are validated as committed (copied: packer wants a .hcl suffix); only the
 # paths packer creates or reads on validate (the SSH key, the output folders) go to the throwaway
 # folder.
+## packer-validate: packer validate of both sources (qemu, vsphere-iso) with the example variables
 packer-validate:
 	rm -rf $(PACKER_VALIDATE_DIR)
 	mkdir -p $(PACKER_VALIDATE_DIR)/home $(PACKER_VALIDATE_DIR)/config $(PACKER_VALIDATE_DIR)/cache \

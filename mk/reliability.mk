@@ -1,4 +1,4 @@
-# Reliability (issue 8): power cuts and NFS server restarts on the lab appliance. Included by the
+# Reliability: power cuts and NFS server restarts on the lab appliance. Included by the
 # Makefile (-include mk/*.mk).
 #
 #   make reliability        RELIABILITY_CYCLES power-cut cycles (each checks a pool with a SLOG and one
@@ -18,10 +18,8 @@
 # Boots the lab VM: run it under the lab lock (flock /tmp/arcvsa-lab.lock make reliability).
 
 # The writer (tools/nfswriter) is C against libnfs's RPC layer; sha256 from libcrypto.
-RELIABILITY_APT_PACKAGES := gcc libnfs-dev libssl-dev libnfs-utils wrk iproute2
-APT_PACKAGES += $(RELIABILITY_APT_PACKAGES)
+APT_PACKAGES += gcc libnfs-dev libssl-dev libnfs-utils wrk iproute2
 
-RELIABILITY_PYTHON ?= .venv/bin/python
 RELIABILITY_CYCLES ?= 20
 RELIABILITY_SEED ?=
 RELIABILITY_ARGS = $(if $(RELIABILITY_SEED),--seed $(RELIABILITY_SEED))
@@ -29,6 +27,7 @@ NFSWRITER := build/nfswriter/nfswriter
 
 .PHONY: reliability reliability-smoke nfswriter soak
 
+## nfswriter: build tools/nfswriter, the libnfs writer that logs every acknowledged write
 nfswriter: $(NFSWRITER)
 
 $(NFSWRITER): tools/nfswriter/nfswriter.c
@@ -37,15 +36,17 @@ $(NFSWRITER): tools/nfswriter/nfswriter.c
 
 # LUN faults first (tests/lab/faults: mirror degrade and resilver, stripe suspend and resume; their
 # figures go into the table), then the power cuts and restarts.
+## reliability: LUN faults, 20 power cuts and NFS server restarts under load on the lab VM (about 50 min)
 reliability: image $(NFSWRITER)
-	ARCVSA_LAB_REQUIRED=1 $(RELIABILITY_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/faults
-	$(RELIABILITY_PYTHON) -m reliability --cycles $(RELIABILITY_CYCLES) --restarts ganesha,knfsd \
+	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/faults
+	$(PY) -m reliability --cycles $(RELIABILITY_CYCLES) --restarts ganesha,knfsd \
 		--lun-faults var/reliability/lun-faults.json --json var/reliability/reliability.json $(RELIABILITY_ARGS)
 
 # The verification rule and the api's files after a power cut are unit tests (tests/unit); this is the
 # lab run.
+## reliability-smoke: one power cut and one ganesha restart (in make test; about 5 min)
 reliability-smoke: image $(NFSWRITER)
-	$(RELIABILITY_PYTHON) -m reliability --cycles 1 --restarts ganesha \
+	$(PY) -m reliability --cycles 1 --restarts ganesha \
 		--json var/reliability/smoke.json $(RELIABILITY_ARGS)
 
 SOAK_DESKTOPS ?= 100
@@ -53,6 +54,7 @@ SOAK_SECONDS ?= 1800
 SOAK_IOPS ?= 3
 SOAK_NETWORK ?= tap
 # The soak's fio is bench's (the Debian 13 tree with the nfs engine, made on first use; needs root).
+## soak: 100 simulated desktops over NFS for 30 min with a verified writer and the api polled
 soak: image $(NFSWRITER)
-	$(RELIABILITY_PYTHON) -m reliability.soak --desktops $(SOAK_DESKTOPS) --seconds $(SOAK_SECONDS) \
+	$(PY) -m reliability.soak --desktops $(SOAK_DESKTOPS) --seconds $(SOAK_SECONDS) \
 		--iops $(SOAK_IOPS) --network $(SOAK_NETWORK)

@@ -1,4 +1,4 @@
-# Security (issue 8). Included by the Makefile (-include mk/*.mk).
+# Security. Included by the Makefile (-include mk/*.mk).
 #
 #   flock /tmp/arcvsa-lab.lock make security
 #        schemathesis on every api operation (logged in, on the recorded appliance answers), every route
@@ -13,33 +13,36 @@
 # iproute2 (network namespace), libnfs-utils (nfs-ls), libiscsi-bin (iscsi-readcapacity16).
 APT_PACKAGES += iproute2 libnfs-utils libiscsi-bin
 
-SECURITY_PYTHON ?= .venv/bin/python
 SECURITY_DIR ?= var/security
 SECURITY_FUZZ_EXAMPLES ?= 50
 SECURITY_SMOKE_EXAMPLES ?= 3
 
 .PHONY: security security-unit security-lab security-smoke
 
+## security: fuzzing, authorisation, injection and secrets checks, then the booted image (TLS, NFS, CHAP)
 security: .venv/.synced image
 	@rm -f $(SECURITY_DIR)/unit.json $(SECURITY_DIR)/lab.json $(SECURITY_DIR)/security.json
 	@status=0; \
 	$(MAKE) --no-print-directory security-unit || status=1; \
 	$(MAKE) --no-print-directory security-lab || status=1; \
-	$(SECURITY_PYTHON) -m security.report --dir $(SECURITY_DIR) --lab required || status=1; \
+	$(PY) -m security.report --dir $(SECURITY_DIR) --lab required || status=1; \
 	exit $$status
 
+## security-unit: the part of make security that needs no VM, full size
 security-unit: .venv/.synced
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_FUZZ_EXAMPLES=$(SECURITY_FUZZ_EXAMPLES) \
-		$(SECURITY_PYTHON) -m pytest -q -p no:cacheprovider tests/security
+		$(PY) -m pytest -q -p no:cacheprovider tests/security
 
+## security-lab: the part of make security on the booted image
 security-lab: image
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_LAB_REQUIRED=1 \
-		$(SECURITY_PYTHON) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/security
+		$(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/security
 
+## security-smoke: the no-VM part with fewer fuzz examples (in make test; about a minute)
 security-smoke: .venv/.synced
 	@rm -f $(SECURITY_DIR)/smoke/unit.json $(SECURITY_DIR)/smoke/security.json
 	@status=0; \
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR)/smoke ARCVSA_FUZZ_EXAMPLES=$(SECURITY_SMOKE_EXAMPLES) \
-		$(SECURITY_PYTHON) -m pytest -q -p no:cacheprovider tests/security || status=1; \
-	$(SECURITY_PYTHON) -m security.report --dir $(SECURITY_DIR)/smoke --lab optional || status=1; \
+		$(PY) -m pytest -q -p no:cacheprovider tests/security || status=1; \
+	$(PY) -m security.report --dir $(SECURITY_DIR)/smoke --lab optional || status=1; \
 	exit $$status

@@ -1,4 +1,4 @@
-# Web measurements (issue 6). Included by the Makefile (-include mk/*.mk).
+# Web measurements. Included by the Makefile (-include mk/*.mk).
 #
 #   make bench-web   build web/dist, serve it through the real api and load each page cold in headless
 #                    Chromium: per page the JS/CSS bytes and the time to its heading; prints a table, writes
@@ -8,6 +8,7 @@ BENCH_WEB_RUNS ?= 5
 
 .PHONY: bench-web
 
+## bench-web: load every page cold in headless chromium through the api; fails over 1 s a page
 bench-web: .venv/.synced web
 	@mkdir -p var
 	$(PY) -m lab.bench_web --dist web/dist --runs $(BENCH_WEB_RUNS) --json var/bench-web.json

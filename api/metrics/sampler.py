@@ -6,9 +6,9 @@ and compression, and the NFS counters: per export over DBus from ganesha, server
 /proc/net/rpc/nfsd under knfsd. A failing pass is logged and skipped, never ends the sampling.
 
 It runs as a service of its own, ``python -m api.metrics.sampler`` (arcvsa-metrics.service), only on an
-appliance (arcstats present), and the api reads what it stored. Not in the api's process: a pass costs
-about 0.6 s of CPU in the lab VM (six tool runs), which taken from the api's CPU quota stalled every
-request in flight for 0.1-0.6 s every pass (/api/health p99 262-331 ms, 41 ms without it).
+appliance (arcstats present), and the api reads what it stored. Not in the api's process: a pass runs
+six tools at once, and taken from the api's CPU quota that would stall every request in flight for as
+long as the pass.
 """
 
 from __future__ import annotations

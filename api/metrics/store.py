@@ -39,8 +39,8 @@ def prune(db: Session, keep: int) -> int:
 @functools.lru_cache(maxsize=1024)
 def _sample(text: str) -> Sample:
     """A stored sample, parsed once: rows never change, and parsing (pydantic, holding the GIL) was what
-    reading them cost. The alerts read the last half hour (180 samples) every few seconds under polling;
-    in the lab VM that stalled every other request of the api. Shared: callers never change a Sample."""
+    reading them cost. The alerts read the last half hour (180 samples) every few seconds under polling,
+    which would stall every other request of the api. Shared: callers never change a Sample."""
     return Sample.model_validate_json(text)
 
 

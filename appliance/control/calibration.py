@@ -241,7 +241,7 @@ def _rate(profile: DesktopProfile) -> str:
     """fio ``rate`` (bytes/s per direction: reads,writes) for the desktop's IOPS at its mean block sizes.
 
     Not ``rate_iops``: with a bssplit fio counts every I/O as the smallest size, so 8 writes/s of 4K and
-    8K would come out as about 5 (measured in the lab: 75 IOPS for 10 desktops asking for 100).
+    8K would come out as about 5.
     """
     reads = profile.iops * profile.read_percent / 100
     writes = profile.iops - reads
@@ -403,7 +403,7 @@ Progress = Callable[[int, int, str, "Step | None"], None]
 
 
 def _timeout(seconds: int, ramp_seconds: int, count: int, mib: int) -> float:
-    # the step itself, plus laying out files on a slow SAN (qemu TCG in the lab is slower still)
+    # the step itself, plus laying out files on a slow SAN at 4 MiB/s
     return float(seconds + ramp_seconds + 120 + count * mib / 4)
 
 

@@ -1,9 +1,8 @@
 """The api's CPU cgroup split in two leaves: the server itself, and the tools its background reads run.
 
 A shared read past its freshness is read again in the background (readcache) while pollers get the older
-answer. Those refreshes (zpool, zfs, dbus-send: about 0.3 s of CPU every 2 s under TCG) ran in the api's
-cgroup and used up its CPU quota at once, so every request in flight waited out the throttle: idle p99
-508 ms with refreshes every 2 s, 122 ms without (a lab VM, the soak's dashboard load). A leaf of their
+answer. Those refreshes (zpool, zfs, dbus-send, started together) in the api's own cgroup would use up
+its CPU quota at once, and every request in flight would wait out the throttle. A leaf of their
 own, capped and at a low weight, takes that off the server's quota; the unit's quota bounds the two
 together (arcvsa-api.service delegates its cgroup for this).
 """

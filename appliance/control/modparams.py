@@ -23,8 +23,8 @@ HEADER = "# Written by arcvsa (appliance.control.modparams) from the tuning plan
 DEVICES = "/etc/modprobe.d/zfs-arcvsa-devices.conf"
 # zpool create/add/replace label a whole disk, then the kernel opens its -part1 link, which udev may be
 # removing and re-adding meanwhile (a partition rescan). OpenZFS retries that open for
-# zfs_vdev_open_timeout_ms, 1 s by default, and a slow udev outlasted it under TCG in CI. 10 s covers
-# it; a LUN that is really missing at import is declared missing 9 s later.
+# zfs_vdev_open_timeout_ms, 1 s by default, which a slow udev can outlast. 10 s covers it; a LUN that is
+# really missing at import is declared missing 9 s later.
 DEVICE_WAIT = {"zfs_vdev_open_timeout_ms": 10_000}
 DEVICES_HEADER = (
     "# Written by arcvsa (appliance.control.modparams) at every api start: how long a new partition's\n"

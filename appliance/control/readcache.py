@@ -50,7 +50,7 @@ def without_waiting() -> Iterator[None]:
     """Inside it, on this thread, a read that is not shared yet (or is being read by another thread)
     raises WouldWait instead of waiting, and so does any tool the gateway would start: the api's event
     loop answers a dashboard's poll from the shared answers itself, and only when that would wait does
-    the request go to a worker thread (each hop to one cost more than the answer under the soak)."""
+    the request go to a worker thread (under polling load each hop to one costs more than the answer)."""
     before = getattr(_inline, "on", False)
     _inline.on = True
     try:

@@ -9,7 +9,7 @@ rebuild on the same machine is skipped; a fresh machine has no cache and builds 
    (``build/image/keys/build``) for packer (``disk.py``).
 3. payload — the project's wheel, its locked runtime dependencies, the web assets and the systemd
    units in one reproducible tar (``payload.py``).
-4. packer — ``packer build -only=qemu.lab`` boots the base disk under TCG, installs the payload, enables
+4. packer — ``packer build -only=qemu.lab`` boots the base disk under qemu, installs the payload, enables
    first boot and the api, writes /etc/arcvsa/build-manifest.json and seals the disk (the build key is
    removed): ``build/image/arcvsa-<version>.qcow2``, the product disk the OVA and the lab use
    (``provision.py``).
@@ -210,9 +210,7 @@ def build(out: Path, version: str, size_mib: int) -> Manifest:
         log.unlink(missing_ok=True)
         data = provision(base, build_key, payload, release_json, version, out / "packer", provisioned, log)
         recorded.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    stages.append(
-        StageTime("packer (qemu TCG: payload, units, manifest, seal)", time.monotonic() - t0, cached)
-    )
+    stages.append(StageTime("packer (qemu: payload, units, manifest, seal)", time.monotonic() - t0, cached))
 
     image = out / f"arcvsa-{version}.qcow2"
     copy_out(provisioned, image)

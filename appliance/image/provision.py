@@ -1,6 +1,6 @@
 """Packer's part of the image build: ``packer build -only=qemu.lab`` over the base disk.
 
-Packer boots the base disk (it authorizes a build-only key) under TCG, uploads the payload tar, runs
+Packer boots the base disk (it authorizes a build-only key) under qemu, uploads the payload tar, runs
 ``packer/scripts`` (Python environment, units, build manifest, seal: the key is removed again) and
 powers it off. What comes out is the product disk: no password, no key, first boot armed.
 """
@@ -21,8 +21,8 @@ TEMPLATE_DIR = REPO / "packer"
 # only qemu.lab runs: the committed example supplies them (they are not used by this build).
 EXAMPLE_VARS = TEMPLATE_DIR / "arcvsa.pkrvars.hcl.example"
 PACKER_TIMEOUT = 2400.0
-# Under TCG the build VM's kernel has panicked in early boot (as the lab's VMs have): packer would wait
-# its 20 minutes for SSH. The console is watched instead and a panicked build is run once more.
+# An emulated build VM's kernel can panic in early boot, and packer would then wait its 20 minutes for
+# SSH. The console is watched instead and a panicked build is run once more.
 ATTEMPTS = 2
 
 

@@ -1,9 +1,8 @@
 """A VM's serial console as text, and the guest kernel's panic in it.
 
-Under TCG (no KVM here) the guest kernel has panicked at random: an int3 Oops while it patched its own
-text in early boot, a double fault in ganesha's TCP receive with an impossible EFLAGS, a fault in the
-scheduler while packer's build VM booted. A dead guest answers nothing, so whoever waits on a VM (the
-image build, the lab) reads its console and fails in seconds, in the kernel's own words.
+An emulated guest's kernel can panic at random (in early boot, in the network stack, in the
+scheduler). A dead guest answers nothing, so whoever waits on a VM (the image build, the lab) reads its
+console and fails in seconds, in the kernel's own words.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from pathlib import Path
 
 ANSI = re.compile(r"\x1b(?:\[[0-9;?!]*[A-Za-z]|[()][0-9A-Za-z])")
 # How Linux starts an oops or a panic on its console (a double fault prints "traps: PANIC: double fault").
-# Not "BUG: " alone: a soft lockup under a slow TCG says it and goes on; a real BUG is followed by Oops.
+# Not "BUG: " alone: a soft lockup on a slow CPU says it and goes on; a real BUG is followed by Oops.
 PANIC = re.compile(r"Kernel panic|Oops: |traps: PANIC")
 
 

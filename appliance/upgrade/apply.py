@@ -41,11 +41,11 @@ API_UNIT = "arcvsa-api.service"
 UNITS = ("arcvsa.slice", "arcvsa-api.service", "arcvsa-metrics.service", "arcvsa-firstboot.service")
 UNIT_DIR = Path("/etc/systemd/system")
 HEALTH_URL = "https://127.0.0.1:443/api/health"
-# The api's first start after a switch migrates the database and imports everything under TCG.
+# The api's first start after a switch migrates the database and imports everything, on a slow CPU too.
 HEALTH_TIMEOUT = 600.0
 ENTRY_MODULES = "import api.app, appliance.firstboot.cli, appliance.upgrade.apply"
 
-# compileall of a whole release's lib under TCG; systemctl's start and stop wait for the unit.
+# compileall of a whole release's lib on a slow CPU; systemctl's start and stop wait for the unit.
 TOOL_TIMEOUT = 900.0
 Health = Callable[[], str | None]
 # A release whose api exits this many times after its start is not waited for until the timeout.

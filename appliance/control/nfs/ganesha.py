@@ -33,7 +33,7 @@ RULES: Rules = (
     (r"ServiceUnknown|was not provided by any \.service", ServiceDown),
     (r"export id not found|No export with id", NotFound),
 )
-# systemd calls the forking daemon started before it owns its bus name (seconds later under TCG); a
+# systemd calls the forking daemon started before it owns its bus name (seconds later on a busy box); a
 # DBus call meanwhile answers ServiceUnknown. Its starts are waited on for this long at most.
 BUS_WAIT = 60.0
 HEADER = "# Written by arcvsa (appliance.control.nfs.ganesha); changes here are overwritten.\n"
