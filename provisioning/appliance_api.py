@@ -27,10 +27,11 @@ from __future__ import annotations
 import http.client
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from provisioning import cancel
 from provisioning.certificate import fetch_certificate, pinned_context, translate_transport_error
 from provisioning.errors import VCenterError
 
@@ -72,15 +73,28 @@ def first_contact(endpoint: str, timeout: float) -> str:
 
 
 class ApplianceApi:
-    """JSON over HTTPS to one appliance, pinned to one certificate; `login` adds the bearer token."""
+    """JSON over HTTPS to one appliance, pinned to one certificate; `login` adds the bearer token.
 
-    def __init__(self, endpoint: str, thumbprint: str, *, name: str = "", timeout: float = 60.0) -> None:
+    `cancelled`: the run's cancel switch, looked at before every request (provisioning.cancel).
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        thumbprint: str,
+        *,
+        name: str = "",
+        timeout: float = 60.0,
+        cancelled: cancel.Switch = cancel.never,
+    ) -> None:
         self.endpoint, self.thumbprint, self.timeout = endpoint, thumbprint, timeout
         self.name = name or endpoint
         self.token: str | None = None
+        self.cancelled = cancelled
 
     def exchange(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """(status, decoded JSON or None); transport faults become typed VCenterErrors."""
+        cancel.check(self.cancelled, f"before {method} {path} on {self.name}")
         host, port = split_endpoint(self.endpoint)
         ctx = pinned_context(self.thumbprint)
         conn = http.client.HTTPSConnection(host, port, context=ctx, timeout=self.timeout)
@@ -122,8 +136,21 @@ class ApplianceApi:
         )
 
     def login(self, password: str, username: str = ADMIN) -> None:
-        """Log in as a script (POST /api/auth/token); the token goes on every later request."""
-        answer = self.call("POST", "/api/auth/token", {"username": username, "password": password})
+        """Log in as a script (POST /api/auth/token); the token goes on every later request.
+
+        Raises ApplianceLoginFailed at once when the appliance refuses the password: trying again only
+        counts towards its lockout.
+        """
+        try:
+            answer = self.call("POST", "/api/auth/token", {"username": username, "password": password})
+        except ApplianceLoginFailed as exc:
+            raise ApplianceLoginFailed(
+                f"{self.name}: the admin password you entered is not this appliance's (its api refused "
+                f"the login as {username!r}). Enter the admin password this appliance was deployed with "
+                "(its OVF admin_password), then resume.",
+                status=exc.status,
+                code=exc.code,
+            ) from exc
         self.token = str(answer["token"])
 
     def health(self) -> dict[str, Any]:
@@ -133,9 +160,12 @@ class ApplianceApi:
         return list(self.call("GET", f"{STORAGE}/disks"))
 
     def pool(self, name: str) -> dict[str, Any] | None:
-        """The pool's health, or None when there is no such pool."""
+        """The pool's health, or None when there is no such pool.
+
+        Only the storage's own 404 (not_found) means no such pool: a machine without storage answers 404
+        too, and that is an error, not a missing pool."""
         status, data = self.exchange("GET", f"{STORAGE}/pools/{name}")
-        if status == 404:
+        if status == 404 and isinstance(data, dict) and data.get("code") == "not_found":
             return None
         if status >= 400:
             return dict(self.call("GET", f"{STORAGE}/pools/{name}"))  # raises with the api's words
@@ -248,12 +278,15 @@ def signature(dataset: str, protocol: str, clients: Sequence[str]) -> str:
     return f"{dataset} NFS {protocol} to {','.join(sorted(set(clients)))}"
 
 
-def ensure_storage(api: ApplianceApi, target: StorageTarget) -> list[str]:
+def ensure_storage(
+    api: ApplianceApi, target: StorageTarget, on_step: Callable[[str], None] | None = None
+) -> list[str]:
     """Create what is missing of pool → dataset → export; update the export's clients/protocol.
 
-    Returns what changed, in words ([] when everything was in place). Errors are ApplianceApiError with
-    the appliance's own code (device_in_use, not_found ...).
+    Returns what changed, in words ([] when everything was in place); `on_step` hears each step's outcome
+    as it happens. Errors are ApplianceApiError with the appliance's own code (device_in_use, not_found ...).
     """
+    say = on_step or (lambda words: None)
     changed: list[str] = []
     if api.pool(target.pool) is None:
         spec = {
@@ -265,21 +298,29 @@ def ensure_storage(api: ApplianceApi, target: StorageTarget) -> list[str]:
         }
         api.call("POST", f"{STORAGE}/pools", spec)
         changed.append(pool_words(target.pool, len(target.devices), len(target.log), len(target.cache)))
+        say(f"pool built: {changed[-1]}")
+    else:
+        say(f"pool {target.pool} in place")
     if not any(d.get("name") == target.dataset for d in api.datasets(target.pool)):
         api.call("POST", f"{STORAGE}/datasets", {"name": target.dataset, "profile": target.profile})
         changed.append(f"dataset {target.dataset} ({target.profile})")
+        say(f"dataset made: {changed[-1]}")
     clients = sorted(set(target.clients))
     mine = [e for e in api.exports() if e.get("dataset") == target.dataset]
     if not mine:
         body = {"dataset": target.dataset, "protocol": target.protocol, "clients": clients}
         api.call("POST", f"{STORAGE}/exports", body)
         changed.append(f"NFS {target.protocol} export of {target.dataset}")
+        say(f"export made: {changed[-1]} to {', '.join(clients)}")
     else:
         export = mine[0]
         if export.get("protocol") != target.protocol or sorted(export.get("clients") or []) != clients:
             body = {"clients": clients, "protocol": target.protocol}
             api.call("PUT", f"{STORAGE}/exports/{export['export_id']}", body)
             changed.append(f"NFS export {export['export_id']} now NFS {target.protocol} to {clients}")
+            say(f"export updated: {changed[-1]}")
+        else:
+            say(f"export of {target.dataset} in place")
     target.changed = changed
     return changed
 

@@ -27,7 +27,7 @@ from provisioning.appliance_api import (
 )
 from provisioning.diff import Action
 from provisioning.errors import LunNotFound
-from provisioning.health import HealthProbe, endpoint_of
+from provisioning.health import HealthProbe, HealthWait, endpoint_of
 from provisioning.live import LiveLun, LiveState
 from provisioning.ovf_import import Progress, import_ova
 from provisioning.plan import ApplianceSpec, Fleet, LunDisk, NfsDatastore
@@ -121,8 +121,10 @@ def appliance_works(
 
     `storage`: (the NFS datastore, the dataset's tuning profile, the export's clients, the signature to
     mark the VM with) when the appliances serve the datastore. `notify` hears 'pin' events (appliance,
-    the thumbprint pinned on first contact: record it) and 'info' events (what the storage step changed);
-    `pins` gets the certificate each appliance presented, for later phases of the same run.
+    the thumbprint pinned on first contact: record it) and 'info' events: each appliance's state as it
+    changes (VM imported, powered on, address seen, TLS answered, api healthy, pool, dataset, export) and
+    what its health wait sees while it waits. `pins` gets the certificate each appliance presented, for
+    later phases of the same run. Every step stops at the run's cancel switch (vc.cancelled).
     """
     assert live.root_pool is not None
     say = notify or (lambda *_: None)
@@ -149,8 +151,10 @@ def appliance_works(
                 network=vc.ref(getattr(vim, live.kinds[net_id]), net_id),
                 host=vc.ref(vim.HostSystem, live.cluster_hosts[spec.host]),
                 on_progress=on_bytes,
+                cancelled=vc.cancelled,
             )
             ownership.mark(vc.content, keys, vm, owner=owner)
+            say(spec.name, "info", f"VM imported on {spec.host}")
             return vm
 
         return step
@@ -163,16 +167,30 @@ def appliance_works(
             )
             if not changes:
                 return vm
+            say(spec.name, "info", f"attaching {len(changes)} disk{'s' if len(changes) > 1 else ''}")
             return vm.ReconfigVM_Task(vim.vm.ConfigSpec(deviceChange=changes, extraConfig=[ENABLE_UUID]))
 
         return step
 
-    def power_on(vc: Vc, vm: Any) -> Any:
-        return vm if vm.runtime.powerState == "poweredOn" else vm.PowerOnVM_Task()
+    def power_on(spec: ApplianceSpec) -> Any:
+        def step(vc: Vc, vm: Any) -> Any:
+            if vm.runtime.powerState == "poweredOn":
+                return vm
+            say(spec.name, "info", "powering on")
+            return vm.PowerOnVM_Task()
+
+        return step
 
     def healthy(spec: ApplianceSpec) -> Any:
         def step(vc: Vc, vm: Any) -> Any:
-            pin = probe(spec, fleet.health_timeout_s)
+            say(spec.name, "info", "VM powered on")
+            wait = HealthWait(
+                boot_s=fleet.health_timeout_s,
+                say=lambda words: say(spec.name, "info", words),
+                cancelled=vc.cancelled,
+                guest_ip=lambda: vm.guest.ipAddress if vm.guest else None,
+            )
+            pin = probe(spec, wait)
             pins[spec.name] = pin
             if pin and pin != spec.api_thumbprint_sha256:
                 say(spec.name, "pin", pin)
@@ -189,7 +207,7 @@ def appliance_works(
             pin = pins.get(spec.name) or spec.api_thumbprint_sha256
             if endpoint is None or not pin:  # the health step found both, unless a probe was swapped
                 raise ApplianceApiError(f"{spec.name}: no pinned api endpoint to build its storage through")
-            api = ApplianceApi(endpoint, pin, name=spec.name)
+            api = ApplianceApi(endpoint, pin, name=spec.name, cancelled=vc.cancelled)
             if not password:
                 raise ApplianceApiError(
                     f"{spec.name}: no admin password to log in to its api", field="fleet.admin_password"
@@ -211,7 +229,7 @@ def appliance_works(
                 log=paths["log"],
                 cache=paths["cache"],
             )
-            changed = ensure_storage(api, target)
+            changed = ensure_storage(api, target, lambda words: say(spec.name, "info", words))
             say(spec.name, "info", "storage: " + ("; ".join(changed) or "in place already"))
             ownership.mark(vc.content, keys, vm, storage=mark)
             return vm
@@ -223,7 +241,7 @@ def appliance_works(
         spec = specs[name]
         vm = live.vm(name)
         first = (lambda m: lambda vc, _: vc.ref(vim.VirtualMachine, m))(vm.moid) if vm else deploy(spec)
-        steps = [first, attach(spec), power_on, healthy(spec)]
+        steps = [first, attach(spec), power_on(spec), healthy(spec)]
         if storage is not None:
             steps.append(build_storage(spec))
         works.append(Work(key=name, steps=steps))

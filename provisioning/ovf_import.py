@@ -20,6 +20,7 @@ from pyVmomi import vim, vmodl
 
 from ovf.namespaces import OVF, q
 from ovf.validator import validate_descriptor
+from provisioning import cancel
 from provisioning.errors import VCenterError
 
 CHUNK = 1024 * 1024
@@ -63,12 +64,12 @@ def create_import_spec(
     return ovf_manager.CreateImportSpec(descriptor.decode(), pool, datastore, params)
 
 
-def wait_lease(lease: Any, timeout: float = LEASE_TIMEOUT) -> None:
+def wait_lease(lease: Any, timeout: float = LEASE_TIMEOUT, cancelled: cancel.Switch = cancel.never) -> None:
     deadline = time.monotonic() + timeout
     while lease.state == vim.HttpNfcLease.State.initializing:
         if time.monotonic() > deadline:
             raise ImportFailed("the HttpNfcLease stayed 'initializing'")
-        time.sleep(0.1)
+        cancel.sleep(0.1, cancelled, "while vCenter prepared the OVA import")
     if lease.state != vim.HttpNfcLease.State.ready:
         raise ImportFailed(f"the HttpNfcLease is {lease.state}: {getattr(lease.error, 'msg', lease.error)}")
 
@@ -82,15 +83,17 @@ def upload(
     *,
     on_chunk: Callable[[int], None],
     timeout: float = 60.0,
+    cancelled: cancel.Switch = cancel.never,
 ) -> None:
     """POST `size` bytes of `stream` to a lease device URL; calls on_chunk(n) after each chunk.
 
     A device URL whose host is '*' means 'the host:port you connected to' (vSphere API docs).
+    Raises Cancelled between two chunks once `cancelled()`.
     """
     parts = urlsplit(url.replace("*", endpoint, 1))
     conn = http.client.HTTPSConnection(parts.hostname or "", parts.port or 443, context=ctx, timeout=timeout)
     try:
-        _post(conn, parts.path, stream, size, on_chunk)
+        _post(conn, parts.path, stream, size, on_chunk, cancelled)
     except (OSError, http.client.HTTPException) as exc:  # this appliance failed, not the whole run
         raise ImportFailed(f"disk upload to {parts.hostname}:{parts.port} failed: {exc!r}") from exc
     finally:
@@ -103,12 +106,14 @@ def _post(
     stream: IO[bytes],
     size: int,
     on_chunk: Callable[[int], None],
+    cancelled: cancel.Switch,
 ) -> None:
     conn.putrequest("POST", path)
     conn.putheader("Content-Type", "application/x-vnd.vmware-streamVmdk")
     conn.putheader("Content-Length", str(size))
     conn.endheaders()
     while chunk := stream.read(CHUNK):
+        cancel.check(cancelled, "during the OVA upload")
         conn.send(chunk)
         on_chunk(len(chunk))
     response = conn.getresponse()
@@ -130,8 +135,12 @@ def import_ova(
     network: Any,
     host: Any = None,
     on_progress: Progress | None = None,
+    cancelled: cancel.Switch = cancel.never,
 ) -> Any:
-    """Deploy `ova` as VM `name`; returns the VM. Byte progress goes to on_progress and to the lease."""
+    """Deploy `ova` as VM `name`; returns the VM. Byte progress goes to on_progress and to the lease.
+
+    A cancel during the upload aborts the lease: vCenter removes the half-imported VM itself.
+    """
     stub = si._stub
     ctx = stub.schemeArgs.get("context")
     if not isinstance(ctx, ssl.SSLContext):
@@ -150,7 +159,7 @@ def import_ova(
         files = {item.deviceId: item for item in result.fileItem}
         total = sum(members[item.path].size for item in files.values())
         lease = pool.ImportVApp(spec=result.importSpec, folder=folder, host=host)
-        wait_lease(lease)
+        wait_lease(lease, cancelled=cancelled)
         sent = 0
 
         def chunk(n: int) -> None:
@@ -167,7 +176,8 @@ def import_ova(
                     continue
                 stream = tar.extractfile(members[item.path])
                 assert stream is not None
-                upload(device.url, stub.host, stream, members[item.path].size, ctx, on_chunk=chunk)
+                size = members[item.path].size
+                upload(device.url, stub.host, stream, size, ctx, on_chunk=chunk, cancelled=cancelled)
         except BaseException as exc:
             lease.HttpNfcLeaseAbort(vmodl.MethodFault(msg=str(exc)))
             raise

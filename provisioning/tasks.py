@@ -5,10 +5,15 @@ WaitForUpdatesEx, so a run of 200 clones makes no per-task polling calls. A piec
 steps; a step returns a Task (awaited, its result handed to the next step) or a plain value.
 When vCenter ends the session mid-run the runner logs in again, re-binds what is in flight to the new
 session by managed object id (tasks outlive the session that started them) and carries on.
+
+Cancel: the run stops within a second whatever it waits for (a task, or a step that blocks: an upload,
+an appliance's health or api); tasks in flight are left to vCenter, which finishes them. What they make
+is owned (marked) or adopted by the next run, as with a run that died.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections import deque
@@ -18,8 +23,8 @@ from typing import Any
 
 from pyVmomi import VmomiSupport, vim, vmodl
 
-from provisioning import session
-from provisioning.errors import Cancelled, SessionExpired, VCenterError
+from provisioning import cancel, session
+from provisioning.errors import SessionExpired, VCenterError
 
 log = logging.getLogger(__name__)
 pcm = vmodl.query.PropertyCollector
@@ -42,6 +47,8 @@ class Vc:
         self.si = login()
         self.content: Any = self.si.RetrieveContent()
         self.relogins = 0
+        #: the run's cancel switch (provisioning.cancel): steps pass it to every wait of their own
+        self.cancelled: cancel.Switch = cancel.never
 
     def ref(self, cls: Any, moid: str) -> Any:
         return cls(moid, self.si._stub)
@@ -174,9 +181,11 @@ def run_bounded(
 ) -> Outcome:
     """Run every Work with at most `concurrency` tasks in flight; failures are collected, not raised.
 
-    Raises Cancelled (after the tasks in flight finish) and SessionExpired (re-login failed).
+    Raises Cancelled within a second of `cancelled()` turning true (tasks in flight keep running in
+    vCenter; a step in progress stops at its next check) and SessionExpired (re-login failed).
     """
     emit = on_event or (lambda *_: None)
+    vc.cancelled = cancelled
     out = Outcome()
     pending: deque[Work] = deque(works)
     later: list[tuple[float, Work]] = []
@@ -189,8 +198,9 @@ def run_bounded(
             adoptable = getattr(w.steps[w.index], "adoptable", False)
             if adoptable:  # asked for: a run that dies before vCenter answers leaves it to adoption
                 emit(w.key, "task", "")
+            step = functools.partial(w.steps[w.index], vc, vc.rebind(w.value))
             try:
-                result = w.steps[w.index](vc, vc.rebind(w.value))
+                result = cancel.call(step, cancelled, stopped)
             except vim.fault.NotAuthenticated:
                 raise
             except transient as exc:
@@ -228,15 +238,19 @@ def run_bounded(
         out.failed[w.key] = why
         emit(w.key, "failed", why)
 
+    def stopped() -> str:
+        said = f"after {len(out.done)} of {len(works)} ({len(out.failed)} failed)"
+        if inflight:  # left to vCenter, which finishes them; a resume goes on from what they made
+            said += f"; {len(inflight)} vCenter task{'s' if len(inflight) > 1 else ''} left running"
+        return said
+
     try:
         while pending or inflight or later:
             now = time.monotonic()
             ready = [w for t, w in later if t <= now]
             later[:] = [(t, w) for t, w in later if t > now]
             pending.extendleft(reversed(ready))
-            if cancelled():
-                pending.clear()
-                later.clear()
+            cancel.check(cancelled, stopped)
             try:
                 while pending and len(inflight) < concurrency:
                     advance(pending.popleft())
@@ -271,6 +285,4 @@ def run_bounded(
         out.waits = watcher.waits
     finally:
         watcher.close()
-    if cancelled() and len(out.done) + len(out.failed) < len(works):
-        raise Cancelled(f"cancelled after {len(out.done)} of {len(works)} ({len(out.failed)} failed)")
     return out

@@ -41,19 +41,28 @@ class JobRunner:
     def __init__(self, factory: sessionmaker[Session], execute: Execute) -> None:
         self.factory = factory
         self.execute = execute
-        self._cancel: set[int] = set()
+        #: one switch per run: a step of a cancelled run that is still winding down keeps seeing it on,
+        #: even once the job has ended or was resumed as a new run
+        self._cancel: dict[int, threading.Event] = {}
         self._threads: dict[int, threading.Thread] = {}
         self._lock = threading.Lock()
 
     def submit(self, job_id: int) -> None:
+        switch = threading.Event()
         with self._lock:
-            self._cancel.discard(job_id)
-            thread = threading.Thread(target=self._run, args=(job_id,), name=f"job-{job_id}", daemon=True)
+            self._cancel[job_id] = switch
+            thread = threading.Thread(
+                target=self._run, args=(job_id, switch), name=f"job-{job_id}", daemon=True
+            )
             self._threads[job_id] = thread
         thread.start()
 
     def cancel(self, job_id: int) -> None:
-        self._cancel.add(job_id)
+        """Turn the running job's switch on: its waits notice within a second (provisioning.cancel)."""
+        with self._lock:
+            switch = self._cancel.get(job_id)
+        if switch is not None:
+            switch.set()
 
     def resume_interrupted(self) -> list[int]:
         """Start again every job a previous api process left queued or running."""
@@ -70,7 +79,7 @@ class JobRunner:
             thread.join(timeout)
         return thread is None or not thread.is_alive()
 
-    def _run(self, job_id: int) -> None:
+    def _run(self, job_id: int, switch: threading.Event) -> None:
         with self.factory() as db:
             job = service.start(db, job_id)
             kind, deployment_id = job.kind, job.deployment_id
@@ -80,7 +89,7 @@ class JobRunner:
                 service.record(db, job_id, k, obj, message, done, total)
 
         def cancelled() -> bool:
-            return job_id in self._cancel
+            return switch.is_set()
 
         try:
             result = self.execute(kind, deployment_id, record, cancelled)
@@ -90,4 +99,5 @@ class JobRunner:
         with self.factory() as db:
             service.finish(db, job_id, result.state, result.message, result.failures)
         with self._lock:
-            self._cancel.discard(job_id)
+            if self._cancel.get(job_id) is switch:
+                del self._cancel[job_id]

@@ -1,4 +1,5 @@
 import type { JobEvent } from '../../api/jobs';
+import { reasonWords } from './reasonWords';
 
 const SHOWN = 8;
 
@@ -6,6 +7,7 @@ const SHOWN = 8;
 function words(e: JobEvent): string {
   const planned = /^(\d+) changes: \{/.exec(e.message);
   if (planned) return `${planned[1]} changes to make`;
+  if (e.kind === 'failed' && e.object) return `failed: ${reasonWords(e.object, e.message).words}`;
   return e.kind === 'done' && !e.message ? 'done' : e.message;
 }
 

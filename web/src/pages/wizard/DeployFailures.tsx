@@ -1,4 +1,5 @@
 import type { Job } from '../../api/jobs';
+import { reasonWords } from './reasonWords';
 
 /** What failed and why (the next run retries them). */
 export function DeployFailures({ job }: { job: Job }) {
@@ -9,11 +10,14 @@ export function DeployFailures({ job }: { job: Job }) {
         Failed ({job.failures.length})
       </h3>
       <ul data-testid="deploy-failures">
-        {job.failures.map((f) => (
-          <li key={f.object}>
-            <strong className="mono">{f.object}</strong>: {f.reason}
-          </li>
-        ))}
+        {job.failures.map((f) => {
+          const { kind, words } = reasonWords(f.object, f.reason);
+          return (
+            <li key={f.object} data-kind={kind ?? undefined}>
+              <strong className="mono">{f.object}</strong>: {words}
+            </li>
+          );
+        })}
       </ul>
       <p className="muted">Resume runs the job again: it makes only what is still missing and retries what failed.</p>
     </section>

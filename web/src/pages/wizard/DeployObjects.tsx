@@ -1,5 +1,6 @@
 import type { Job } from '../../api/jobs';
 import type { ObjectRow } from './deployModel';
+import { reasonWords } from './reasonWords';
 
 const WORDS: Record<ObjectRow['state'], string> = {
   waiting: 'waiting',
@@ -8,6 +9,14 @@ const WORDS: Record<ObjectRow['state'], string> = {
   done: 'done',
   failed: 'failed',
 };
+
+/** A row's state once its job ended: what was under way stopped with it. */
+function stateWords(state: ObjectRow['state'], jobState: Job['state'], untouched: string): string {
+  if (state === 'waiting') return untouched;
+  const ended = jobState === 'cancelled' || jobState === 'failed';
+  if (ended && (state === 'working' || state === 'retrying')) return jobState === 'cancelled' ? 'stopped by the cancel' : 'stopped';
+  return WORDS[state];
+}
 
 /** Every VM (and mount) this run touches, with its latest state; the pool's desktops are listed from the start. */
 export function DeployObjects({ rows, jobState }: { rows: ObjectRow[]; jobState: Job['state'] }) {
@@ -30,8 +39,8 @@ export function DeployObjects({ rows, jobState }: { rows: ObjectRow[]; jobState:
             {shown.map((r) => (
               <tr key={r.name} data-object={r.name} data-state={r.state}>
                 <td className="mono">{r.name}</td>
-                <td className={r.state === 'failed' ? 'text-danger' : undefined}>{r.state === 'waiting' ? untouched : WORDS[r.state]}</td>
-                <td>{r.message}</td>
+                <td className={r.state === 'failed' ? 'text-danger' : undefined}>{stateWords(r.state, jobState, untouched)}</td>
+                <td>{r.state === 'failed' ? reasonWords(r.name, r.message).words : r.message}</td>
               </tr>
             ))}
           </tbody>
