@@ -27,7 +27,7 @@ from provisioning.health import endpoint_of
 from provisioning.live import LiveState, read_state
 from provisioning.plan import ApplianceSpec, DeploymentPlan
 from provisioning.progress import Login, Options, Progress, Report, finish, run_phase
-from provisioning.tasks import Vc
+from provisioning.tasks import Vc, Work
 
 
 def plan(si: Any, deployment: DeploymentPlan, adopting: dict[str, str] | None = None) -> Diff:
@@ -40,6 +40,26 @@ def plan(si: Any, deployment: DeploymentPlan, adopting: dict[str, str] | None = 
         adopt(Vc(lambda: si), deployment.name, deployment.pool, live, adopting, mark=False)
     check(deployment, live)
     return diff(deployment, live)
+
+
+def _moves(vc: Vc, live: LiveState, changes: Diff) -> list[Work]:
+    """vMotion each misplaced appliance to its planned host (into the cluster's root pool from outside it)."""
+    works = []
+    for action in changes.of("appliance", "move"):
+        vm = live.vm(action.name)
+        assert vm is not None and action.host is not None
+        target = live.cluster_hosts[action.host]
+        inside = vm.host in live.cluster_hosts.values()
+
+        def relocate(vc: Vc, _: Any, moid: str = vm.moid, target: str = target, inside: bool = inside) -> Any:
+            spec = vim.vm.RelocateSpec(host=vc.ref(vim.HostSystem, target))
+            if not inside:
+                assert live.root_pool is not None
+                spec.pool = vc.ref(vim.ResourcePool, live.root_pool)
+            return vc.ref(vim.VirtualMachine, moid).RelocateVM_Task(spec=spec)
+
+        works.append(Work(key=f"vmotion:{action.name}", steps=[relocate]))
+    return works
 
 
 def _preflight(vc: Vc, deployment: DeploymentPlan, changes: Diff, opts: Options) -> Any:
@@ -94,7 +114,7 @@ def _zfs_copy(
     if pin is None:  # the fleet was made by an earlier run that recorded no pin: first contact now
         pin = pins[spec.name] = first_contact(endpoint, 30.0)
         progress(spec.name, "pin", pin)
-    api = ApplianceApi(endpoint, pin, name=spec.name)
+    api = ApplianceApi(endpoint, pin, name=spec.name, cancelled=progress.opts.cancelled)
     api.login(password)
     golden = live.vm(deployment.pool.golden_vm)
     assert golden is not None  # check() proved it
@@ -180,12 +200,20 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
         if deployment.pool and opts.adopt:
             adopt(vc, deployment.name, deployment.pool, live, opts.adopt)
         check(deployment, live)
-        changes = diff(deployment, live)
+        planned = diff(deployment, live)
+        changes = planned.to_make()
         custom = _preflight(vc, deployment, changes, opts)
         progress = Progress(opts, _units(changes, deployment))
         progress(None, "info", f"{len(changes.actions)} changes: {changes.counts()}")
+        for orphan in planned.of("appliance", "orphan") + planned.of("desktop", "orphan"):
+            progress(orphan.name, "info", f"orphan {orphan.kind}: {orphan.detail}")
         keys = ownership.field_keys(vc.content)
         pins: dict[str, str] = {}  # appliance → certificate pinned in this run
+        moves = _moves(vc, live, changes)
+        if moves:
+            run_phase(vc, moves, progress, opts, opts.fleet_concurrency, report)
+            if _stop(report, progress, "the rest of the fleet"):
+                return finish(report, vc, started)
         if deployment.fleet and changes.of("appliance") + changes.of("disk") + changes.of("storage"):
             storage = None
             if deployment.nfs:
@@ -194,7 +222,8 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
                     storage_signature(deployment, live),
                 )  # fmt: skip
             works = appliance_works(
-                vc, deployment.name, deployment.fleet, live, changes.actions, keys,
+                vc, deployment.name, deployment.fleet, live,
+                [a for a in changes.actions if a.op != "move"], keys,
                 probe=opts.probe, password=_password(deployment, opts), on_bytes=_bytes(progress),
                 storage=storage, notify=progress, pins=pins,
             )  # fmt: skip
@@ -209,7 +238,7 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
             if deployment.nfs:  # the datastore may be new: the pool needs its moid and free space
                 live = read_state(vc.si, deployment.datacenter, deployment.cluster)
                 check(deployment, live)
-                changes = diff(deployment, live)
+                changes = diff(deployment, live).to_make()
             placement = pools.ensure_placement(vc, deployment.name, deployment.pool, live, keys)
             zfs = None
             if deployment.pool.full_copy == "zfs" and changes.of("desktop", "create", "replace"):
@@ -240,10 +269,13 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
 
 def _units(changes: Diff, deployment: DeploymentPlan) -> int:
     appliances = {
-        a.name.split("/#")[0] for a in changes.actions if a.kind in ("appliance", "disk", "storage")
+        a.name.split("/#")[0]
+        for a in changes.actions
+        if a.kind in ("appliance", "disk", "storage") and a.op != "move"
     }
     horizon_step = 1 if deployment.horizon else 0
-    return len(appliances) + len(changes.of("nfs_mount")) + len(changes.of("desktop")) + horizon_step
+    moves = len(changes.of("appliance", "move"))
+    return len(appliances) + moves + len(changes.of("nfs_mount")) + len(changes.of("desktop")) + horizon_step
 
 
 def _bytes(progress: Progress) -> Callable[[int, int], None]:

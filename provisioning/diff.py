@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from ovf.hardware import APPLIANCE_HARDWARE
 from provisioning.appliance_api import pool_words, signature
 from provisioning.errors import (
     HostNotInCluster,
@@ -36,7 +37,10 @@ Kind = Literal[
 
 
 class Action(BaseModel):
-    op: Literal["create", "delete", "replace", "power_on"] = Field(description="What apply does")
+    op: Literal["create", "delete", "replace", "power_on", "move", "orphan"] = Field(
+        description="What apply does; 'move' is a vMotion to the planned host; 'orphan' is only reported: "
+        "an object this deployment made that the plan no longer names, which destroy removes"
+    )
     kind: Kind = Field(description="What kind of object")
     name: str = Field(description="Object name (for a folder: its path; for a disk: 'vm/#n')")
     host: str | None = Field(default=None, description="ESXi host it concerns, for mounts and appliances")
@@ -53,6 +57,10 @@ class Diff(BaseModel):
 
     def of(self, kind: Kind, *ops: str) -> list[Action]:
         return [a for a in self.actions if a.kind == kind and (not ops or a.op in ops)]
+
+    def to_make(self) -> Diff:
+        """The actions apply takes: the diff without the orphans it only reports."""
+        return Diff(actions=[a for a in self.actions if a.op != "orphan"], unchanged=self.unchanged)
 
 
 def check(plan: DeploymentPlan, live: LiveState) -> None:
@@ -86,8 +94,18 @@ def check(plan: DeploymentPlan, live: LiveState) -> None:
             vm = live.vm(a.name)
             if vm and vm.owner != plan.name:
                 collisions.append(a.name)
+            elif vm is None or vm.host != live.cluster_hosts[a.host]:  # it will start on this host
+                _check_room(plan, i, live, vm)
         if f.network not in live.networks:
             raise PlacementNotFound(f"no network {f.network!r}", field="fleet.network")
+        for a in f.appliances:
+            stats = live.host_stats.get(a.host)
+            if stats is not None and live.networks[f.network] not in stats.networks:
+                raise PlacementNotFound(
+                    f"host {a.host!r} has no port group {f.network!r}: add it to the host's switch "
+                    "(or the host to the distributed switch), or choose another network",
+                    field="fleet.network",
+                )
         if f.datastore not in live.datastores:
             raise PlacementNotFound(f"no datastore {f.datastore!r}", field="fleet.datastore")
     if plan.nfs:
@@ -115,6 +133,51 @@ def check(plan: DeploymentPlan, live: LiveState) -> None:
             f"names taken by VMs this deployment does not own: {shown}",
             names=collisions,
             field="pool.naming" if plan.pool else "fleet",
+        )
+
+
+def _check_room(plan: DeploymentPlan, i: int, live: LiveState, vm: LiveVm | None) -> None:
+    """Refuse an appliance its host has no room for: its memory free, a free core per vCPU.
+
+    An appliance's RAM is its ZFS read cache: a host that must balloon or swap it serves desktops from
+    disk, so memory is not overcommitted here. A VM to move there is weighed by its own size.
+    """
+    assert plan.fleet is not None
+    a = plan.fleet.appliances[i]
+    where = f"fleet.appliances.{i}.host"
+    stats = live.host_stats.get(a.host)
+    if stats is None:  # vCenter reports no figures for it (a host being added): nothing to weigh
+        return
+    if not stats.connected or stats.in_maintenance:
+        state = "in maintenance mode" if stats.in_maintenance else "not connected"
+        raise PlanError(f"host {a.host!r} is {state}: choose another host or bring it back", field=where)
+    size = APPLIANCE_HARDWARE.option(plan.fleet.size)
+    label, memory_mb, vcpus = size.label, size.memory_mb, size.vcpus
+    if vm is not None and vm.memory_mb:  # a VM to move weighs what it has, whatever size it was made
+        memory_mb, vcpus = vm.memory_mb, vm.vcpus
+        label = f"{vcpus} vCPU, {memory_mb / 1024:g} GiB RAM"
+    need = memory_mb * MIB
+    verb = "move to" if vm is not None else "go on"
+    if need > stats.free_memory_bytes:
+        raise InsufficientResources(
+            f"{a.name} ({label}) needs {need / GIB:.1f} GiB of memory; host {a.host!r} has "
+            f"{stats.free_memory_bytes / GIB:.1f} GiB free of {stats.memory_bytes / GIB:.1f} GiB: choose "
+            f"another host or a smaller size, or free memory on it before the appliance can {verb} it",
+            field=where,
+        )
+    if vcpus > stats.cpu_threads:
+        raise InsufficientResources(
+            f"{a.name} ({label}) has {vcpus} vCPUs; host {a.host!r} has {stats.cpu_threads} "
+            "logical CPUs: choose a smaller size or another host",
+            field=where,
+        )
+    cpu = vcpus * stats.cpu_mhz
+    if cpu > stats.free_cpu_mhz:
+        raise InsufficientResources(
+            f"{a.name} ({label}) needs {cpu} MHz ({vcpus} cores at {stats.cpu_mhz} MHz); host "
+            f"{a.host!r} has {stats.free_cpu_mhz} MHz free of {stats.cpu_cores * stats.cpu_mhz} MHz: "
+            "choose another host or a smaller size",
+            field=where,
         )
 
 
@@ -253,6 +316,8 @@ def diff(plan: DeploymentPlan, live: LiveState) -> Diff:
                         detail=f"OVA, {plan.fleet.size}",
                     )
                 )
+            elif vm.host != live.cluster_hosts[a.host]:
+                actions.append(_move(a.name, a.host, vm, live))
             else:
                 unchanged += 1
             have = len(vm.disks) - 1 if vm else 0  # the boot disk comes with the OVA
@@ -296,7 +361,51 @@ def diff(plan: DeploymentPlan, live: LiveState) -> Diff:
             for n in plan.pool.desktop_names()
             if (vm := live.vm(n)) and vm.owner == plan.name and vm.source == plan.pool.source
         )
+    actions += orphans(plan, live)
     return Diff(actions=actions, unchanged=unchanged)
+
+
+def _move(name: str, host: str, vm: LiveVm, live: LiveState) -> Action:
+    """vMotion an appliance back to its planned host: it serves that host's desktops and LUNs."""
+    by_id = {m: n for n, m in live.hosts.items()}
+    now = by_id.get(vm.host or "", vm.host or "no host")
+    outside = "" if (vm.host or "") in live.cluster_hosts.values() else " (outside the cluster)"
+    return Action(
+        op="move",
+        kind="appliance",
+        name=name,
+        host=host,
+        detail=f"vMotion from {now}{outside} to {host}: an appliance serves the host it runs on",
+    )
+
+
+def orphans(plan: DeploymentPlan, live: LiveState) -> list[Action]:
+    """VMs this deployment made that the plan no longer names (an appliance of a host taken out, desktops
+    of another naming): reported, kept by apply, removed by destroy."""
+    named = {a.name for a in plan.fleet.appliances} if plan.fleet else set()
+    if plan.pool:
+        named |= set(plan.pool.desktop_names())
+    golden = plan.pool.golden_vm if plan.pool else None
+    by_id = {m: n for n, m in live.hosts.items()}
+    out = []
+    for name, vms in sorted(live.vms.items()):
+        if name in named or name == golden or (plan.pool and plan.pool.matches(name)):  # shrink deletes those
+            continue
+        for vm in vms:
+            if vm.owner != plan.name:
+                continue
+            appliance = vm.source is None
+            out.append(
+                Action(
+                    op="orphan",
+                    kind="appliance" if appliance else "desktop",
+                    name=name,
+                    host=by_id.get(vm.host or "") if appliance else None,
+                    detail=f"made by this deployment, no longer in its plan ({vm.power_state}): "
+                    "apply keeps it, destroy removes it",
+                )
+            )
+    return out
 
 
 def _pool_actions(owner: str, pool: PoolSpec, live: LiveState) -> list[Action]:

@@ -62,6 +62,24 @@ class Lun(BaseModel):
     )
 
 
+class VmkernelNic(BaseModel):
+    """A host's VMkernel NIC (vmk): the address the host's own traffic, NFS mounts among it, comes from."""
+
+    device: str = Field(description="ESXi's name of the NIC, e.g. 'vmk1'")
+    address: str = Field(
+        description="Its IPv4 address; empty when it has none (IPv6 only, or DHCP not bound)"
+    )
+    portgroup: str = Field(description="The port group it is on (empty on a distributed switch)")
+    services: list[str] = Field(
+        description="The services tagged on it (HostVirtualNicManager nicType: 'management', 'vmotion', "
+        "'vsan'...); empty for a plain VMkernel port such as a storage network's"
+    )
+    nfs: bool = Field(
+        description="Whether an NFS export should allow it: an IPv4 NIC that is management-tagged or carries "
+        "no service tag (ESXi mounts NFS from such a port); vMotion-, vSAN- or FT-only NICs are not"
+    )
+
+
 class Host(BaseModel):
     moid: str = Field(description="Managed object id")
     name: str = Field(description="Host name as vCenter knows it")
@@ -79,6 +97,9 @@ class Host(BaseModel):
     datastores: list[str] = Field(description="moids of the datastores mounted on the host")
     networks: list[str] = Field(description="moids of the networks the host sees")
     luns: list[Lun] = Field(description="Its SCSI disks (not CD-ROMs nor tapes), by canonical name")
+    vmkernel: list[VmkernelNic] = Field(
+        default_factory=list, description="Its VMkernel NICs, by device name, with their service tags"
+    )
 
 
 class Datastore(BaseModel):
@@ -188,6 +209,8 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
         "config.storageDevice.hostBusAdapter",
         "config.storageDevice.scsiTopology",
         "config.fileSystemVolume.mountInfo",
+        "config.network.vnic",
+        "config.virtualNicManagerInfo.netConfig",
     ),
     "Datastore": (
         "name",
@@ -320,6 +343,41 @@ def vmfs_extents(mounts: Any) -> dict[str, list[str]]:
     }
 
 
+#: service tags that make a VMkernel NIC one an NFS export allows (no tag at all does too)
+NFS_SERVICES = frozenset({"management"})
+
+
+def vmkernel_nics(vnics: Any, net_config: Any) -> list[VmkernelNic]:
+    """The VMkernel NICs with their service tags (pure: config.network.vnic and virtualNicManagerInfo).
+
+    A selected NIC is named by its candidate's key ('management.key-vim.host.VirtualNic-vmk0'); some
+    endpoints leave the '<nicType>.' prefix off the candidate's key.
+    """
+    services: dict[str, list[str]] = {}
+    for config in net_config or []:
+        devices = {}
+        for c in config.candidateVnic or []:
+            devices[c.key] = devices[f"{config.nicType}.{c.key}"] = c.device
+        for key in config.selectedVnic or []:
+            if key in devices:
+                services.setdefault(devices[key], []).append(str(config.nicType))
+    out = []
+    for v in vnics or []:
+        ip = v.spec.ip if v.spec else None
+        address = str(ip.ipAddress or "") if ip else ""
+        tags = sorted(services.get(v.device, []))
+        out.append(
+            VmkernelNic(
+                device=str(v.device),
+                address=address,
+                portgroup=str(v.portgroup or ""),
+                services=tags,
+                nfs=bool(address) and (not tags or bool(NFS_SERVICES & set(tags))),
+            )
+        )
+    return sorted(out, key=lambda n: n.device)
+
+
 def _text(value: Any) -> str:
     return str(value or "").strip()
 
@@ -425,6 +483,9 @@ def build_inventory(about: About, raw: list[RawObject]) -> Inventory:
                 datastores=datastores,
                 networks=list(p.get("network") or []),
                 luns=luns,
+                vmkernel=vmkernel_nics(
+                    p.get("config.network.vnic"), p.get("config.virtualNicManagerInfo.netConfig")
+                ),
             )
         )
 

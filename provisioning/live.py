@@ -9,7 +9,7 @@ from pyVmomi import vim
 
 from provisioning import ownership
 from provisioning.errors import PlacementNotFound
-from provisioning.inventory import RawObject, retrieve_raw
+from provisioning.inventory import RawObject, retrieve_raw, vmkernel_nics
 
 TYPES = ("Folder", "ComputeResource", "HostSystem", "ResourcePool", "Datastore", "Network", "VirtualMachine")
 PROPERTIES: dict[str, tuple[str, ...]] = {
@@ -20,7 +20,16 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
         "parent",
         "datastore",
         "summary.hardware.memorySize",
+        "summary.hardware.cpuMhz",
+        "summary.hardware.numCpuCores",
+        "summary.hardware.numCpuThreads",
+        "summary.quickStats.overallCpuUsage",
+        "summary.quickStats.overallMemoryUsage",
+        "runtime.connectionState",
+        "runtime.inMaintenanceMode",
+        "network",
         "config.network.vnic",
+        "config.virtualNicManagerInfo.netConfig",
         "config.storageDevice.scsiLun",
         "config.fileSystemVolume.mountInfo",
     ),
@@ -32,10 +41,13 @@ PROPERTIES: dict[str, tuple[str, ...]] = {
         "parent",
         "customValue",
         "runtime.powerState",
+        "runtime.host",
         "snapshot",
         "summary.storage.committed",
         "config.hardware.device",
         "config.files.vmPathName",
+        "config.hardware.memoryMB",
+        "config.hardware.numCPU",
     ),
 }
 
@@ -53,6 +65,9 @@ class LiveVm:
     disks: list[tuple[int, int]]  # (unit number, capacity bytes) of each virtual disk
     vm_path: str = ""  # '[datastore] folder/name.vmx'
     storage: str | None = None  # on appliances: the storage they were last made to serve (ownership.STORAGE)
+    host: str | None = None  # moid of the host it runs on (runtime.host)
+    memory_mb: int = 0
+    vcpus: int = 0
 
 
 @dataclass
@@ -63,6 +78,30 @@ class LiveLun:
     uuid: str
     device_path: str
     capacity_bytes: int
+
+
+@dataclass
+class LiveHost:
+    """What an appliance's admission needs of a host: its capacity, what is in use, the networks it sees."""
+
+    moid: str
+    memory_bytes: int
+    memory_used_bytes: int  # quick stats: what the host's VMs and itself consume now
+    cpu_mhz: int  # one core's clock
+    cpu_cores: int
+    cpu_threads: int  # logical CPUs: no VM may have more vCPUs
+    cpu_used_mhz: int
+    connected: bool = True
+    in_maintenance: bool = False
+    networks: set[str] = field(default_factory=set)  # moids of the networks (port groups) it sees
+
+    @property
+    def free_memory_bytes(self) -> int:
+        return max(0, self.memory_bytes - self.memory_used_bytes)
+
+    @property
+    def free_cpu_mhz(self) -> int:
+        return max(0, self.cpu_cores * self.cpu_mhz - self.cpu_used_mhz)
 
 
 @dataclass
@@ -101,6 +140,8 @@ class LiveState:
     host_luns: dict[str, dict[str, LiveLun]] = field(default_factory=dict)
     #: host name → canonical names of the LUNs that hold its VMFS datastores (never to be mapped raw)
     host_vmfs_luns: dict[str, set[str]] = field(default_factory=dict)
+    #: host name → its capacity and load (appliance admission); a host vCenter reports no figures for is absent
+    host_stats: dict[str, LiveHost] = field(default_factory=dict)
 
     def vm(self, name: str) -> LiveVm | None:
         found = self.vms.get(name) or []
@@ -122,8 +163,9 @@ def _disks(devices: Any) -> list[tuple[int, int]]:
     ]
 
 
-def _addresses(vnics: Any) -> list[str]:
-    return [v.spec.ip.ipAddress for v in vnics or [] if v.spec and v.spec.ip and v.spec.ip.ipAddress]
+def _addresses(vnics: Any, net_config: Any) -> list[str]:
+    """The IPv4 addresses of the VMkernel NICs an NFS export allows (inventory.vmkernel_nics)."""
+    return [n.address for n in vmkernel_nics(vnics, net_config) if n.nfs]
 
 
 def _luns(scsi_luns: Any) -> dict[str, LiveLun]:
@@ -230,6 +272,9 @@ def build_state(dc: str, cluster_name: str, raw: list[RawObject], keys: dict[str
                 disks=_disks(p.get("config.hardware.device")),
                 storage=marks.get(ownership.STORAGE),
                 vm_path=str(p.get("config.files.vmPathName") or ""),
+                host=p.get("runtime.host") or None,
+                memory_mb=int(p.get("config.hardware.memoryMB") or 0),
+                vcpus=int(p.get("config.hardware.numCPU") or 0),
             )
         )
     return LiveState(
@@ -249,7 +294,9 @@ def build_state(dc: str, cluster_name: str, raw: list[RawObject], keys: dict[str
         pool_owners={m: owned(by_id[m]).get(ownership.OWNER) for m in pools.values()},
         vms=vms,
         host_addresses={
-            o.props["name"]: _addresses(o.props.get("config.network.vnic"))
+            o.props["name"]: _addresses(
+                o.props.get("config.network.vnic"), o.props.get("config.virtualNicManagerInfo.netConfig")
+            )
             for o in raw
             if o.kind == "HostSystem"
         },
@@ -263,6 +310,29 @@ def build_state(dc: str, cluster_name: str, raw: list[RawObject], keys: dict[str
             for o in raw
             if o.kind == "HostSystem"
         },
+        host_stats={
+            o.props["name"]: _host(o)
+            for o in raw
+            if o.kind == "HostSystem" and o.props.get("summary.hardware.memorySize")
+        },
+    )
+
+
+def _host(o: RawObject) -> LiveHost:
+    p = o.props
+    return LiveHost(
+        moid=o.moid,
+        memory_bytes=int(p.get("summary.hardware.memorySize") or 0),
+        memory_used_bytes=int(p.get("summary.quickStats.overallMemoryUsage") or 0) * 1024**2,
+        cpu_mhz=int(p.get("summary.hardware.cpuMhz") or 0),
+        cpu_cores=int(p.get("summary.hardware.numCpuCores") or 0),
+        cpu_threads=int(
+            p.get("summary.hardware.numCpuThreads") or p.get("summary.hardware.numCpuCores") or 0
+        ),
+        cpu_used_mhz=int(p.get("summary.quickStats.overallCpuUsage") or 0),
+        connected=str(p.get("runtime.connectionState") or "connected") == "connected",
+        in_maintenance=bool(p.get("runtime.inMaintenanceMode")),
+        networks=set(p.get("network") or []),
     )
 
 

@@ -8,7 +8,7 @@ from api.deps import AppSettings, Db
 from api.errors import ErrorBody
 from api.secretbox import SecretBox
 from api.vcenters import service
-from api.vcenters.schemas import CertificateRequest, TestResult, VCenterCreate, VCenterOut
+from api.vcenters.schemas import CertificateRequest, NfsClientHost, TestResult, VCenterCreate, VCenterOut
 from provisioning.certificate import CertificateInfo
 from provisioning.inventory import Inventory
 
@@ -58,3 +58,10 @@ def delete_vcenter(vcenter_id: int, db: Db) -> None:
 def inventory(vcenter_id: int, request: Request, db: Db, settings: AppSettings) -> Inventory:
     """Datacenters, clusters, hosts, datastores, networks and VMs, read in one retrieval."""
     return service.inventory(service.get(db, vcenter_id), _box(request), settings.vcenter_timeout)
+
+
+@router.get("/{vcenter_id}/nfs-clients", responses={**VCENTER_ERRORS, **NOT_FOUND})
+def nfs_clients(vcenter_id: int, request: Request, db: Db, settings: AppSettings) -> list[NfsClientHost]:
+    """The connected ESXi hosts with the VMkernel addresses an NFS export for them should allow."""
+    inv = service.inventory(service.get(db, vcenter_id), _box(request), settings.vcenter_timeout)
+    return service.nfs_clients(inv)

@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from provisioning.certificate import normalise_thumbprint
-from provisioning.inventory import About
+from provisioning.inventory import About, VmkernelNic
 
 # A DNS name or an IPv4/IPv6 literal; validated here so junk never reaches a socket.
 Hostname = Annotated[
@@ -64,3 +64,15 @@ class VCenterOut(BaseModel):
 class TestResult(BaseModel):
     ok: bool = Field(description="Whether login and a read succeeded")
     about: About = Field(description="What the endpoint is")
+
+
+class NfsClientHost(BaseModel):
+    """An ESXi host and the VMkernel addresses an NFS export for it should allow."""
+
+    host: str = Field(description="Host name as vCenter knows it")
+    datacenter: str = Field(description="Its datacenter's name")
+    cluster: str | None = Field(description="Its cluster's name; null for a standalone host")
+    addresses: list[str] = Field(
+        description="IPv4 addresses of its management-tagged or untagged VMkernel NICs: the export's clients"
+    )
+    vmkernel: list[VmkernelNic] = Field(description="Every VMkernel NIC of the host, with its service tags")

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from api.auth.service import now
 from api.errors import Conflict, NotFound
 from api.secretbox import SecretBox
-from api.vcenters.schemas import VCenterCreate
+from api.vcenters.schemas import NfsClientHost, VCenterCreate
 from api.vcenters.table import VCenter
 from provisioning import session
 from provisioning.certificate import CertificateInfo, fetch_certificate
@@ -89,3 +89,21 @@ def test(row: VCenter, box: SecretBox, timeout: float) -> About:
 def inventory(row: VCenter, box: SecretBox, timeout: float) -> Inventory:
     with _connect(row, box, timeout) as si:
         return read_inventory(si)
+
+
+def nfs_clients(inv: Inventory) -> list[NfsClientHost]:
+    """Every connected host with the VMkernel addresses its NFS mounts come from, by datacenter and cluster."""
+    datacenters = {d.moid: d.name for d in inv.datacenters}
+    clusters = {c.moid: c.name for c in inv.clusters}
+    hosts = [
+        NfsClientHost(
+            host=h.name,
+            datacenter=datacenters.get(h.datacenter, h.datacenter),
+            cluster=clusters.get(h.cluster) if h.cluster else None,
+            addresses=[n.address for n in h.vmkernel if n.nfs],
+            vmkernel=h.vmkernel,
+        )
+        for h in inv.hosts
+        if h.connection_state == "connected"
+    ]
+    return sorted(hosts, key=lambda h: (h.datacenter, h.cluster or "", h.host))

@@ -33,7 +33,7 @@ NAA = "naa.600a0b80001234560000abcd12345678"
 
 def vm(name: str, **kw: Any) -> LiveVm:
     base: dict[str, Any] = {"moid": f"vm-{name}", "name": name, "folder": "group-1", "power_state": "poweredOn", "owner": "dep",
-            "source": None, "snapshots": {}, "committed_bytes": 0, "disks": [(0, 8 * GIB)]}  # fmt: skip
+            "source": None, "snapshots": {}, "committed_bytes": 0, "disks": [(0, 8 * GIB)], "host": "host-1"}  # fmt: skip
     return LiveVm(**{**base, **kw})
 
 

@@ -54,3 +54,15 @@ export function useInventory(id: number) {
     retry: false,
   });
 }
+
+/** The connected ESXi hosts of a vCenter with the VMkernel addresses an NFS export for them allows. */
+export function useNfsClients(id: number | null) {
+  return useQuery({
+    queryKey: ['vcenters', id, 'nfs-clients'] as const,
+    queryFn: () =>
+      call(api.GET('/api/vcenters/{vcenter_id}/nfs-clients', { params: { path: { vcenter_id: id ?? 0 } } })),
+    enabled: id !== null,
+    staleTime: 60_000,
+    retry: false,
+  });
+}

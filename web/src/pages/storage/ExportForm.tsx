@@ -7,6 +7,7 @@ import { SelectField } from '../../components/SelectField';
 import { type ExportDraft, type ExportErrors, parseClients, validateExport } from './exportModel';
 import { HostsField } from './HostsField';
 import { ProtocolField } from './ProtocolField';
+import { VCenterHostsPicker } from './VCenterHostsPicker';
 
 /** Add an export, or change the hosts, protocol and port rule of one (its dataset stays). */
 export function ExportForm({ editing, onDone }: { editing: ExportView | null; onDone: () => void }) {
@@ -78,6 +79,7 @@ export function ExportForm({ editing, onDone }: { editing: ExportView | null; on
         )}
         <ProtocolField value={draft.protocol} onChange={(protocol) => set({ protocol })} />
         <HostsField value={draft.clients} error={clientsError} onChange={(clients) => set({ clients })} />
+        <VCenterHostsPicker clients={draft.clients} onChange={(clients) => set({ clients })} />
         <label className="checkbox-line">
           <input type="checkbox" checked={draft.insecurePorts} onChange={(e) => set({ insecurePorts: e.target.checked })} />
           <span>

@@ -2,7 +2,7 @@ import type { PlanOut } from '../../api/deployments';
 
 type Action = PlanOut['actions'][number];
 
-const OPS: Record<Action['op'], string> = { create: 'Create', delete: 'Remove', replace: 'Recompose', power_on: 'Power on' };
+const OPS: Record<Action['op'], string> = { create: 'Create', delete: 'Remove', replace: 'Recompose', power_on: 'Power on', move: 'vMotion back', orphan: 'Keep (destroy removes)' };
 const KINDS: Record<Action['kind'], [string, string]> = {
   appliance: ['appliance', 'appliances'],
   disk: ['disk (LUN or SSD)', 'disks (LUNs and SSDs)'],

@@ -1,12 +1,14 @@
 import { CdsButton } from '@cds/react/button';
+import { useEffect } from 'react';
 import { useInventory } from '../../api/vcenters';
 import { ErrorState } from '../../components/ErrorState';
 import { Loading } from '../../components/Loading';
 import { SelectField } from '../../components/SelectField';
 import type { StepProps } from './draft';
 import { PlacementHostPicker } from './PlacementHostPicker';
-import { clustersOf, hostsOf, validatePlacement } from './placementModel';
+import { APPLIANCE_SIZES, clustersOf, hostsOf, onlyChoice, validatePlacement } from './placementModel';
 import { useRefusal } from './placementRefusal';
+import { useReturnedError } from './ReviewErrors';
 
 const choose = (what: string) => ({ value: '', label: `Choose a ${what}…` });
 
@@ -14,6 +16,25 @@ const choose = (what: string) => ({ value: '', label: `Choose a ${what}…` });
 export function StepPlacement({ draft, update, next, back }: StepProps) {
   const inventory = useInventory(draft.vcenterId ?? 0);
   const { errors, refuse, clear } = useRefusal();
+  const returned = useReturnedError();
+  const size = APPLIANCE_SIZES[draft.backend.size];
+  const loaded = inventory.data;
+
+  // The only datacenter and the only cluster are chosen already, as vSphere's own wizards do.
+  useEffect(() => {
+    if (!loaded) return;
+    const datacenter = draft.datacenter || onlyChoice(loaded.datacenters);
+    const cluster = draft.cluster || (datacenter ? onlyChoice(clustersOf(loaded, datacenter)) : '');
+    if (datacenter !== draft.datacenter || cluster !== draft.cluster) update((d) => ({ ...d, datacenter, cluster }));
+  }, [loaded, draft.datacenter, draft.cluster, update]);
+
+  // A refusal of the plan that Review sent back here is shown at its field (the hosts, for an appliance's host).
+  useEffect(() => {
+    if (!returned) return;
+    const field = returned.field.replace(/^plan\.?/, '');
+    const key = field === 'datacenter' || field === 'cluster' ? field : 'hosts';
+    refuse({ [key]: returned.message });
+  }, [returned, refuse]);
 
   if (inventory.isPending) return <Loading label="Reading the vCenter inventory" />;
   if (inventory.isError) {
@@ -33,7 +54,7 @@ export function StepPlacement({ draft, update, next, back }: StepProps) {
   const hosts = hostsOf(inv, draft.datacenter, draft.cluster);
 
   const submit = () => {
-    if (!refuse(validatePlacement(inv, draft.datacenter, draft.cluster, draft.hosts))) next();
+    if (!refuse(validatePlacement(inv, draft.datacenter, draft.cluster, draft.hosts, size))) next();
   };
 
   return (
@@ -69,6 +90,7 @@ export function StepPlacement({ draft, update, next, back }: StepProps) {
           inventory={inv}
           hosts={hosts}
           chosen={draft.hosts}
+          size={size}
           error={errors.hosts}
           onToggle={(host, on) => {
             clear('hosts');
