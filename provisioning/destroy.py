@@ -17,6 +17,7 @@ from provisioning.health import endpoint_of
 from provisioning.live import LiveState, read_state
 from provisioning.plan import DeploymentPlan, HorizonSpec, PoolSpec
 from provisioning.progress import Login, Options, Progress, Report, finish, run_phase
+from provisioning.release import ApplianceStorage, release
 from provisioning.tasks import Vc, Work, run_bounded
 
 
@@ -69,6 +70,7 @@ def destroy(
     horizon_pool: tuple[HorizonSpec, str] | None = None,
     zfs: ZfsClones | None = None,
     pool: PoolSpec | None = None,
+    storage: dict[str, ApplianceStorage] | None = None,
 ) -> Report:
     """Remove every object whose owner mark is `owner`: desktops, mounts, appliances, pool, folders.
 
@@ -77,6 +79,8 @@ def destroy(
     `horizon_pool`: (the Connection Server, the pool's name there): that Horizon pool goes first.
     `zfs`: the pool's desktops are ZFS clones on that appliance: once the desktops are destroyed, their
     clones and the golden snapshot arcvsa took go too (before the datastore is unmounted).
+    `storage`: what each appliance serves (provisioning.release): released through its api before its VM
+    goes, once the datastore is unmounted.
     """
     opts = opts or Options()
     started = time.monotonic()
@@ -116,7 +120,11 @@ def destroy(
                     _wait(vc, a.name, task)
             report.done.append(key)
             progress(key, "done")
-        run_phase(vc, [removal(a.name) for a in gone.of("appliance")], progress, opts, 4, report)
+        appliances = [a.name for a in gone.of("appliance")]
+        for name in appliances:
+            if storage and name in storage:
+                _release(storage[name], opts, progress)
+        run_phase(vc, [removal(name) for name in appliances], progress, opts, 4, report)
         for a in gone.of("resource_pool"):
             _remove(vc, vim.ResourcePool, live.pools[a.name], a.name, progress, report)
         for a in gone.of("folder"):
@@ -143,6 +151,22 @@ def _remove(vc: Vc, cls: Any, moid: str, name: str, progress: Progress, report: 
     _wait(vc, name, obj.Destroy_Task())
     report.done.append(name)
     progress(name, "done")
+
+
+def _release(storage: ApplianceStorage, opts: Options, progress: Progress) -> None:
+    """Release one appliance's pool before its VM goes. An appliance that cannot be reached does not keep
+    its VM: the VM goes anyway, and the event says which disks may still carry the pool's labels."""
+    try:
+        if not opts.password:
+            raise VCenterError(f"releasing {storage.name}'s pool needs its admin password")
+        done = release(storage, opts.password, cancelled=opts.cancelled)
+    except (VCenterError, OSError) as exc:
+        progress(
+            storage.name, "info", f"pool {storage.pool} not released ({exc}): disks mapped raw may still carry "
+            "its labels; wipe them from the Disks page of the appliance that takes them next",
+        )  # fmt: skip
+        return
+    progress(storage.name, "info", "; ".join(done) or f"pool {storage.pool} was gone already")
 
 
 def _remove_horizon_pool(
@@ -172,7 +196,7 @@ def _remove_clones(
         if not opts.password:
             raise VCenterError(f"removing the ZFS clones needs {zfs.name}'s admin password")
         thumbprint = zfs.thumbprint or first_contact(zfs.endpoint, 30.0)
-        api = ApplianceApi(zfs.endpoint, thumbprint, name=zfs.name)
+        api = ApplianceApi(zfs.endpoint, thumbprint, name=zfs.name, cancelled=opts.cancelled)
         api.login(opts.password)
         removed = remove_clones(api, zfs.pool, zfs.dataset, desktops)
     except (VCenterError, OSError) as exc:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, status
 
 from api.deployments import service
-from api.deployments.schemas import DeploymentCreate, DeploymentOut, DeploymentUpdate, PlanOut
+from api.deployments.held import held_of
+from api.deployments.schemas import DeploymentCreate, DeploymentOut, DeploymentUpdate, JobSecrets, PlanOut
 from api.deps import AppSettings, Db
 from api.errors import ErrorBody
 from api.jobs import service as jobs
-from api.jobs.routes import CONFLICT, NOT_FOUND
+from api.jobs.routes import CONFLICT, NOT_FOUND, SECRET_MISSING
 from api.jobs.runner import runner_of
 from api.jobs.schemas import JobOut
 from api.secretbox import SecretBox
@@ -62,23 +63,31 @@ def plan_deployment(deployment_id: int, request: Request, db: Db, settings: AppS
 
 
 @router.post(
-    "/{deployment_id}/apply", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT}
+    "/{deployment_id}/apply",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
 )
-def apply_deployment(deployment_id: int, request: Request, db: Db) -> JobOut:
-    """Start a job that makes what is missing; follow it under /api/jobs."""
-    return _start(deployment_id, "apply", request, db)
+def apply_deployment(deployment_id: int, request: Request, db: Db, body: JobSecrets | None = None) -> JobOut:
+    """Start a job that makes what is missing; follow it under /api/jobs. A plan with appliances needs their
+    admin password (and one with Horizon its password) in this request: 422 secret_required names it."""
+    return _start(deployment_id, "apply", request, db, body)
 
 
 @router.post(
-    "/{deployment_id}/destroy", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT}
+    "/{deployment_id}/destroy",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
 )
-def destroy_deployment(deployment_id: int, request: Request, db: Db) -> JobOut:
-    """Start a job that removes every object this deployment made, and nothing else."""
-    return _start(deployment_id, "destroy", request, db)
+def destroy_deployment(
+    deployment_id: int, request: Request, db: Db, body: JobSecrets | None = None
+) -> JobOut:
+    """Start a job that removes every object this deployment made, and nothing else. Removing a Horizon pool
+    or ZFS clones needs that password in this request (422 secret_required names it)."""
+    return _start(deployment_id, "destroy", request, db, body)
 
 
-def _start(deployment_id: int, kind: str, request: Request, db: Db) -> JobOut:
-    service.get(db, deployment_id)
-    job = jobs.create(db, deployment_id, kind)
-    runner_of(request).submit(job.id)
+def _start(deployment_id: int, kind: str, request: Request, db: Db, body: JobSecrets | None) -> JobOut:
+    job = service.start_job(
+        db, _box(request), held_of(request), runner_of(request), deployment_id, kind, body
+    )
     return jobs.out(job)

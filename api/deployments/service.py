@@ -11,11 +11,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.auth.service import now
-from api.deployments.schemas import DeploymentCreate, DeploymentOut, PlanOut
+from api.deployments.held import HeldSecrets
+from api.deployments.schemas import DeploymentCreate, DeploymentOut, JobSecrets, PlanOut
 from api.deployments.table import Deployment
-from api.errors import Conflict, NotFound
+from api.errors import Conflict, NotFound, SecretRequired
 from api.jobs import service as jobs
 from api.jobs.runner import JobRunner, Outcome
+from api.jobs.table import Job
 from api.secretbox import SecretBox
 from api.vcenters import service as vcenters
 from provisioning import apply as provisioning
@@ -24,6 +26,7 @@ from provisioning.destroy import destroy, zfs_clones
 from provisioning.errors import Cancelled
 from provisioning.plan import DeploymentPlan
 from provisioning.progress import Options
+from provisioning.release import planned_storage
 
 
 def out(row: Deployment) -> DeploymentOut:
@@ -52,7 +55,9 @@ SECRET_FIELDS: dict[str, Any] = {"fleet": {"admin_password"}, "horizon": {"passw
 
 
 def secrets_of(row: Deployment, box: SecretBox) -> dict[str, str]:
-    """The plan's sealed secrets; a row sealed before Horizon holds the admin password alone."""
+    """The sealed copy of the secrets last given (the Appliances page reads the pools' state with it; the
+    support bundle scrubs them). Jobs never read it: each takes its secrets from its own request.
+    A row sealed before Horizon holds the admin password alone."""
     if not row.secrets_sealed:
         return {}
     opened = box.open(row.secrets_sealed)
@@ -65,15 +70,19 @@ def secrets_of(row: Deployment, box: SecretBox) -> dict[str, str]:
     )
 
 
+def _seal(row: Deployment, box: SecretBox, given: dict[str, str]) -> None:
+    if given:  # a secret left out stays as it was
+        kept = secrets_of(row, box)
+        kept.update(given)
+        row.secrets_sealed = box.seal(json.dumps(kept))
+
+
 def _store(row: Deployment, plan: DeploymentPlan, box: SecretBox) -> None:
     given = {
         "admin_password": plan.fleet.admin_password if plan.fleet else None,
         "horizon_password": plan.horizon.password if plan.horizon else None,
     }
-    if any(v is not None for v in given.values()):  # a secret left out of an update stays as it was
-        kept = secrets_of(row, box)
-        kept.update({k: v.get_secret_value() for k, v in given.items() if v is not None})
-        row.secrets_sealed = box.seal(json.dumps(kept))
+    _seal(row, box, {k: v.get_secret_value() for k, v in given.items() if v is not None})
     row.plan_json = plan.model_dump_json(exclude=SECRET_FIELDS)
     row.updated_at = now()
 
@@ -109,6 +118,80 @@ def delete(db: Session, deployment_id: int) -> None:
     db.commit()
 
 
+SECRET_WORDS = {
+    "admin_password": "appliances' admin password",
+    "horizon_password": "Horizon administrator's password",
+}
+
+
+def needed_secrets(plan: DeploymentPlan, kind: str) -> list[str]:
+    """The JobSecrets fields a job of `kind` on `plan` needs."""
+    zfs_copies = plan.fleet is not None and plan.pool is not None and plan.pool.full_copy == "zfs"
+    needed = []
+    # apply: the appliances' OVF property and their api's login; destroy: the login that releases the
+    # pools they serve (provisioning.release) and removes ZFS clones
+    if plan.fleet and (kind == "apply" or zfs_copies or plan.nfs is not None):
+        needed.append("admin_password")
+    if plan.horizon and (kind == "apply" or plan.pool):
+        needed.append("horizon_password")
+    return needed
+
+
+def _given(row: Deployment, kind: str, body: JobSecrets | None) -> dict[str, str]:
+    """The secrets the job needs, from the request only; a missing one is refused by name."""
+    plan = DeploymentPlan.model_validate_json(row.plan_json)
+    given = {}
+    for name in needed_secrets(plan, kind):
+        value = getattr(body, name, None) if body else None
+        if value is None or not value.get_secret_value():
+            raise SecretRequired(
+                f"The {kind} job of {row.name} needs the {SECRET_WORDS[name]}: give it for this run "
+                "(a password given before is never reused)",
+                field=name,
+            )
+        given[name] = value.get_secret_value()
+    return given
+
+
+def start_job(
+    db: Session, box: SecretBox, held: HeldSecrets, runner: JobRunner, deployment_id: int, kind: str,
+    body: JobSecrets | None,
+) -> Job:  # fmt: skip
+    """Start an apply or destroy with the secrets of this request (422 naming the one missing)."""
+    row = get(db, deployment_id)
+    given = _given(row, kind, body)
+    job = jobs.create(db, deployment_id, kind)
+    _hand_over(db, box, held, runner, row, job, given)
+    return job
+
+
+def resume_job(
+    db: Session, box: SecretBox, held: HeldSecrets, runner: JobRunner, job_id: int, body: JobSecrets | None
+) -> Job:
+    """Run a failed or cancelled job again, with the secrets of this request (never its first run's)."""
+    job = jobs.get(db, job_id)
+    if job.state not in ("failed", "cancelled"):
+        raise Conflict(f"job {job_id} is {job.state}; only failed or cancelled jobs resume")
+    if (busy := jobs.active_of(db, job.deployment_id)) is not None:
+        raise Conflict(f"job {busy.id} of this deployment is {busy.state}", job_id=busy.id)
+    row = get(db, job.deployment_id)
+    given = _given(row, job.kind, body)
+    job.state, job.cancel_requested = "queued", False
+    db.commit()
+    _hand_over(db, box, held, runner, row, job, given)
+    return job
+
+
+def _hand_over(
+    db: Session, box: SecretBox, held: HeldSecrets, runner: JobRunner, row: Deployment, job: Job,
+    given: dict[str, str],
+) -> None:  # fmt: skip
+    _seal(row, box, given)
+    db.commit()
+    held.put(row.id, given)
+    runner.submit(job.id)
+
+
 def vcenter_login(db: Session, box: SecretBox, row: Deployment, timeout: float) -> Callable[[], Any]:
     vc = vcenters.get(db, row.vcenter_id)
     return functools.partial(
@@ -136,16 +219,23 @@ def execute(
     *,
     factory: sessionmaker[Session],
     box: SecretBox,
+    held: HeldSecrets,
     timeout: float,
     options: Callable[[], Options] = Options,
 ) -> Outcome:
     """Run one apply or destroy for the job runner (api.jobs.runner.Execute)."""
+    secrets = held.take(deployment_id)
     with factory() as db:
         row = get(db, deployment_id)
         login = vcenter_login(db, box, row, timeout)
         deployment = DeploymentPlan.model_validate_json(row.plan_json)
-        secrets = secrets_of(row, box)
         adopt = jobs.clone_tasks(db, deployment_id)
+    if missing := [f for f in needed_secrets(deployment, kind) if not secrets.get(f)]:
+        # Only a run the api restarted gets here (the routes refuse a request without them).
+        words = " and the ".join(SECRET_WORDS[f] for f in missing)
+        return Outcome(
+            "failed", f"the api restarted and keeps no passwords: resume it and give the {words}", {}
+        )
     opts = options()
     opts.adopt = adopt
     opts.password = secrets.get("admin_password")
@@ -174,6 +264,7 @@ def execute(
                 horizon_pool=handed,
                 zfs=zfs_clones(deployment),
                 pool=deployment.pool,
+                storage=planned_storage(deployment),
             )
     except Cancelled as exc:
         return Outcome("cancelled", str(exc), {})
@@ -212,10 +303,12 @@ def record_pin(factory: sessionmaker[Session], deployment_id: int, appliance: st
 def job_runner(state: Any) -> JobRunner:
     """The app's job runner; `state.provisioning_options` (a factory of Options) is what tests swap."""
     state.provisioning_options = Options
+    state.held_secrets = HeldSecrets()
     run = functools.partial(
         execute,
         factory=state.sessionmaker,
         box=state.secretbox,
+        held=state.held_secrets,
         timeout=state.settings.vcenter_timeout,
         options=lambda: state.provisioning_options(),
     )

@@ -8,8 +8,11 @@ from fastapi import APIRouter, Header, Query, Request, status
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from api.deployments import service as deployments
+from api.deployments.held import held_of
+from api.deployments.schemas import JobSecrets
 from api.deps import Db
-from api.errors import Conflict, ErrorBody
+from api.errors import ErrorBody
 from api.jobs import service, stream
 from api.jobs.runner import runner_of
 from api.jobs.schemas import JobEventOut, JobOut
@@ -17,6 +20,9 @@ from api.jobs.schemas import JobEventOut, JobOut
 router = APIRouter(prefix="/api/jobs", tags=["jobs"])
 NOT_FOUND: dict[int | str, dict[str, object]] = {404: {"model": ErrorBody}}
 CONFLICT: dict[int | str, dict[str, object]] = {409: {"model": ErrorBody}}
+SECRET_MISSING: dict[int | str, dict[str, object]] = {
+    422: {"model": ErrorBody, "description": "secret_required: the job needs the secret `field` names"}
+}
 
 
 @router.get("")
@@ -75,21 +81,22 @@ async def job_stream(
 
 @router.post("/{job_id}/cancel", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT})
 def cancel_job(job_id: int, request: Request, db: Db) -> JobOut:
-    """Stop starting new tasks; those in flight finish. What was made stays owned by the deployment."""
+    """Stop the job within seconds, whatever it waits for; vCenter finishes the tasks it has in flight.
+    What was made stays owned by the deployment: resume goes on from there."""
     job = service.request_cancel(db, job_id)
     runner_of(request).cancel(job_id)
     return service.out(job)
 
 
-@router.post("/{job_id}/resume", status_code=status.HTTP_202_ACCEPTED, responses={**NOT_FOUND, **CONFLICT})
-def resume_job(job_id: int, request: Request, db: Db) -> JobOut:
-    """Run a failed or cancelled job again: it does only what is still missing."""
-    job = service.get(db, job_id)
-    if job.state not in ("failed", "cancelled"):
-        raise Conflict(f"job {job_id} is {job.state}; only failed or cancelled jobs resume")
-    if (busy := service.active_of(db, job.deployment_id)) is not None:
-        raise Conflict(f"job {busy.id} of this deployment is {busy.state}", job_id=busy.id)
-    job.state, job.cancel_requested = "queued", False
-    db.commit()
-    runner_of(request).submit(job_id)
+@router.post(
+    "/{job_id}/resume",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
+)
+def resume_job(job_id: int, request: Request, db: Db, body: JobSecrets | None = None) -> JobOut:
+    """Run a failed or cancelled job again: it does only what is still missing. The secrets it needs come
+    with this request, never from its earlier run (422 secret_required names the one missing)."""
+    job = deployments.resume_job(
+        db, request.app.state.secretbox, held_of(request), runner_of(request), job_id, body
+    )
     return service.out(job)

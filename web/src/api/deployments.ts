@@ -6,6 +6,8 @@ import type { components } from './schema';
 export type Deployment = components['schemas']['DeploymentOut'];
 export type DeploymentPlan = components['schemas']['DeploymentPlan'];
 export type PlanOut = components['schemas']['PlanOut'];
+/** The secrets one job needs, given with the request that starts it (the api keeps none for jobs). */
+export type JobSecrets = components['schemas']['JobSecrets'];
 
 export const deploymentsKey = ['deployments'] as const;
 const deploymentKey = (id: number) => ['deployments', id] as const;
@@ -59,11 +61,12 @@ export function usePlanDeployment() {
   });
 }
 
-/** Start an apply job; follow it with useJob / useJobEvents. */
+/** Start an apply job; follow it with useJob / useJobEvents. A 422 secret_required names a secret to ask for. */
 export function useApplyDeployment() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => call(api.POST('/api/deployments/{deployment_id}/apply', byId(id))),
+    mutationFn: ({ id, secrets = {} }: { id: number; secrets?: JobSecrets }) =>
+      call(api.POST('/api/deployments/{deployment_id}/apply', { ...byId(id), body: secrets })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['jobs'] }),
   });
 }
@@ -72,7 +75,8 @@ export function useApplyDeployment() {
 export function useDestroyDeployment() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => call(api.POST('/api/deployments/{deployment_id}/destroy', byId(id))),
+    mutationFn: ({ id, secrets = {} }: { id: number; secrets?: JobSecrets }) =>
+      call(api.POST('/api/deployments/{deployment_id}/destroy', { ...byId(id), body: secrets })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['jobs'] }),
   });
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
 import { call } from './errors';
+import type { JobSecrets } from './deployments';
 import type { components } from './schema';
 
 export type Job = components['schemas']['JobOut'];
@@ -38,11 +39,22 @@ export function useCancelJob() {
   });
 }
 
-/** Run a failed or cancelled job again: it does only what is still missing. */
+/** Run a failed or cancelled job again: it does only what is still missing. The secrets it needs come with
+ * this request, never from its earlier run (a 422 secret_required names the one to ask for). */
 export function useResumeJob() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => call(api.POST('/api/jobs/{job_id}/resume', byId(id))),
+    mutationFn: ({ id, secrets = {} }: { id: number; secrets?: JobSecrets }) =>
+      call(api.POST('/api/jobs/{job_id}/resume', { ...byId(id), body: secrets })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: jobsKey }),
+  });
+}
+
+/** Every job (newest first), read again every 2 s while one is still running: what runs beside the wizard. */
+export function useAllJobs() {
+  return useQuery({
+    queryKey: [...jobsKey, 'all'],
+    queryFn: () => call(api.GET('/api/jobs')),
+    refetchInterval: (query) => (query.state.data?.some((j) => !finished(j)) ? 2000 : 10_000),
   });
 }

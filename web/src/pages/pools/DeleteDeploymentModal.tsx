@@ -8,6 +8,8 @@ import { TextField } from '../../components/TextField';
 import { DoomedObjects } from './DoomedObjects';
 import { JobProgress } from './JobProgress';
 import { confirmName } from './poolModel';
+import { SecretAsk } from './SecretAsk';
+import { shownError, useSecretAsk } from './secrets';
 
 /**
  * Delete a deployment: it lists what goes, asks for the pool's name typed out, runs the destroy job here
@@ -18,6 +20,7 @@ export function DeleteDeploymentModal({ deployment, onClose }: { deployment: Dep
   const [typed, setTyped] = useState('');
   const [jobId, setJobId] = useState<number | null>(null);
   const destroy = useDestroyDeployment();
+  const secrets = useSecretAsk();
   const forget = useForgetDeployment();
   const job = useJob(jobId);
   const succeeded = job.data?.state === 'succeeded';
@@ -28,7 +31,10 @@ export function DeleteDeploymentModal({ deployment, onClose }: { deployment: Dep
   }, [succeeded, isIdle, forgetNow, deployment.id, onClose]);
 
   const confirm = () => {
-    if (typed === name && jobId === null) destroy.mutate(deployment.id, { onSuccess: (j) => setJobId(j.id) });
+    if (typed !== name || jobId !== null) return;
+    secrets.run((given, refused) =>
+      destroy.mutate({ id: deployment.id, secrets: given }, { onSuccess: (j) => setJobId(j.id), onError: refused }),
+    );
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -51,12 +57,15 @@ export function DeleteDeploymentModal({ deployment, onClose }: { deployment: Dep
           {jobId === null ? (
             <TextField label={`Type ${name} to confirm`} name="confirm" value={typed} onChange={setTyped} autoComplete="off" />
           ) : (
-            <JobProgress jobId={jobId} />
+            <JobProgress jobId={jobId} inDialog />
           )}
+        </form>
+        {secrets.ask && <SecretAsk key={secrets.ask.field} ask={secrets.ask} />}
+        <form className="destroy-form" onSubmit={(event) => event.preventDefault()} noValidate>
           {succeeded && <p className="muted">Destroyed; forgetting the deployment…</p>}
-          {(destroy.isError || forget.isError) && (
+          {(shownError(destroy.error) ?? forget.error) !== null && (
             <p className="text-danger" role="alert">
-              {messageOf(destroy.error ?? forget.error)}
+              {messageOf(shownError(destroy.error) ?? forget.error)}
             </p>
           )}
         </form>
@@ -70,7 +79,7 @@ export function DeleteDeploymentModal({ deployment, onClose }: { deployment: Dep
             <CdsButton
               status="danger"
               onClick={confirm}
-              disabled={typed !== name || destroy.isPending}
+              disabled={typed !== name || destroy.isPending || secrets.ask !== null}
               loadingState={destroy.isPending ? 'loading' : 'default'}
             >
               Delete {name}

@@ -2,6 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { type Deployment, useForgetDeployment } from '../../api/deployments';
 import { messageOf } from '../../api/errors';
 import { finished, useJobs } from '../../api/jobs';
@@ -12,6 +13,8 @@ import { JobState } from './JobState';
 import { PoolFacts } from './PoolFacts';
 import { RecomposeModal } from './RecomposeModal';
 import { ResizeModal } from './ResizeModal';
+import { saveDraft } from '../wizard/draft';
+import { fromPlan } from '../wizard/fromPlan';
 
 type Dialog = 'resize' | 'recompose' | 'delete' | null;
 
@@ -30,6 +33,13 @@ export function DeploymentCard({ deployment }: { deployment: Deployment }) {
   const close = () => setDialog(null);
   const followed = () => void queryClient.invalidateQueries({ queryKey: ['jobs', 'of', deployment.id] });
   const destroyed = latest?.kind === 'destroy' && latest.state === 'succeeded';
+  const stopped = latest === undefined || (latest.kind === 'apply' && (latest.state === 'failed' || latest.state === 'cancelled'));
+  const navigate = useNavigate();
+  // Back into the wizard with its plan, at Review: each step is a click away, the passwords asked again.
+  const edit = () => {
+    saveDraft(fromPlan(deployment, latest?.id ?? null));
+    void navigate('/deploy/review');
+  };
 
   // A job that ends changes what vCenter holds: ask again — on a change only, not when the jobs first
   // arrive (the inventory read is already under way then, and it is the slowest call of the page).
@@ -59,6 +69,11 @@ export function DeploymentCard({ deployment }: { deployment: Deployment }) {
                 Grow or shrink
               </CdsButton>
             </>
+          )}
+          {stopped && (
+            <CdsButton size="sm" action="outline" onClick={edit} aria-label={`Edit ${title} in the wizard`}>
+              Edit
+            </CdsButton>
           )}
           {destroyed ? (
             <CdsButton size="sm" action="outline" onClick={() => forget.mutate(deployment.id)} aria-label={`Forget ${title}`}>

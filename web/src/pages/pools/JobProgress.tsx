@@ -2,12 +2,18 @@ import { CdsButton } from '@cds/react/button';
 import { finished, useCancelJob, useJob, useResumeJob } from '../../api/jobs';
 import { messageOf } from '../../api/errors';
 import { JobState } from './JobState';
+import { SecretAsk, SecretDialog } from './SecretAsk';
+import { shownError, useSecretAsk } from './secrets';
 
-/** One job followed live (read again every second until it ends): progress, outcome, failures, resume. */
-export function JobProgress({ jobId }: { jobId: number }) {
+/**
+ * One job followed live (read again every second until it ends): progress, outcome, failures, resume. A
+ * resume that needs a password asks for it (in a dialog, or in place when `inDialog`: one is open already).
+ */
+export function JobProgress({ jobId, inDialog = false }: { jobId: number; inDialog?: boolean }) {
   const job = useJob(jobId);
   const resume = useResumeJob();
   const cancel = useCancelJob();
+  const secrets = useSecretAsk();
   if (!job.data) {
     return job.isError ? <p className="text-danger">The job could not be read: {messageOf(job.error)}</p> : null;
   }
@@ -28,7 +34,12 @@ export function JobProgress({ jobId }: { jobId: number }) {
             </CdsButton>
           )}
           {(j.state === 'failed' || j.state === 'cancelled') && (
-            <CdsButton size="sm" onClick={() => resume.mutate(j.id)} disabled={resume.isPending} aria-label={`Resume ${label}`}>
+            <CdsButton
+              size="sm"
+              onClick={() => secrets.run((given, refused) => resume.mutate({ id: j.id, secrets: given }, { onError: refused }))}
+              disabled={resume.isPending || secrets.ask !== null}
+              aria-label={`Resume ${label}`}
+            >
               Resume
             </CdsButton>
           )}
@@ -45,9 +56,11 @@ export function JobProgress({ jobId }: { jobId: number }) {
           ))}
         </ul>
       )}
-      {(resume.isError || cancel.isError) && (
+      {secrets.ask && inDialog && <SecretAsk key={secrets.ask.field} ask={secrets.ask} />}
+      {!inDialog && <SecretDialog ask={secrets.ask} />}
+      {(shownError(resume.error) ?? cancel.error) !== null && (
         <p className="text-danger" role="alert">
-          {messageOf(resume.error ?? cancel.error)}
+          {messageOf(shownError(resume.error) ?? cancel.error)}
         </p>
       )}
     </div>

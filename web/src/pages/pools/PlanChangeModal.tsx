@@ -5,6 +5,7 @@ import type { DeploymentPlan } from '../../api/deployments';
 import { ApiError, messageOf } from '../../api/errors';
 import { FormAlert } from '../../components/FormAlert';
 import { PlanDiff } from './PlanDiff';
+import { SecretAsk } from './SecretAsk';
 import type { usePlanChange } from './usePlanChange';
 
 interface Props {
@@ -48,9 +49,10 @@ export function PlanChangeModal({ title, children, next, fields, change, onStart
               Show changes
             </CdsButton>
           </div>
-          {change.error !== null && !own && <FormAlert>{messageOf(change.error)}</FormAlert>}
+          {change.error != null && !own && <FormAlert>{messageOf(change.error)}</FormAlert>}
           {change.diff && <PlanDiff diff={change.diff} />}
         </form>
+        {change.ask && <SecretAsk key={change.ask.field} ask={change.ask} />}
       </CdsModalContent>
       <CdsModalActions>
         <div cds-layout="horizontal gap:sm align:right">

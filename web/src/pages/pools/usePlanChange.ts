@@ -7,6 +7,7 @@ import {
   useUpdateDeployment,
 } from '../../api/deployments';
 import { ApiError } from '../../api/errors';
+import { shownError, useSecretAsk } from './secrets';
 
 /**
  * Change a stored plan in two steps: preview (PUT the plan, then POST plan: the diff against vCenter) and
@@ -18,6 +19,7 @@ export function usePlanChange(deployment: Deployment) {
   const update = useUpdateDeployment();
   const diff = usePlanDeployment();
   const apply = useApplyDeployment();
+  const secrets = useSecretAsk();
 
   const preview = (next: DeploymentPlan) => {
     diff.reset();
@@ -35,17 +37,21 @@ export function usePlanChange(deployment: Deployment) {
   const revert = async () => {
     if (stored && !apply.isSuccess) await update.mutateAsync({ id: deployment.id, plan: original });
   };
+  /** Start the apply; a password it needs is asked for (`ask`) and sent with that request only. */
   const start = (onStarted: (jobId: number) => void) =>
-    apply.mutate(deployment.id, { onSuccess: (job) => onStarted(job.id) });
+    secrets.run((given, refused) =>
+      apply.mutate({ id: deployment.id, secrets: given }, { onSuccess: (job) => onStarted(job.id), onError: refused }),
+    );
 
-  const error = update.error ?? diff.error ?? apply.error;
+  const error = update.error ?? diff.error ?? shownError(apply.error);
   return {
     preview,
     revert,
     start,
     diff: diff.data,
-    busy: update.isPending || diff.isPending || apply.isPending,
+    busy: update.isPending || diff.isPending || apply.isPending || secrets.ask !== null,
     error,
+    ask: secrets.ask,
     /** The error's message when the api names this field (e.g. 'pool.count'), for the field itself. */
     errorOf: (field: string) => (error instanceof ApiError && error.field === field ? error.message : undefined),
   };

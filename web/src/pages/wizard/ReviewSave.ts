@@ -3,6 +3,7 @@ import { api } from '../../api/client';
 import { deploymentsKey, type Deployment, type DeploymentPlan, type PlanOut } from '../../api/deployments';
 import { ApiError, toApiError } from '../../api/errors';
 import type { Draft } from './draft';
+import { overKept } from './fromPlan';
 import { toPlan } from './plan';
 
 interface Answer<T> {
@@ -32,32 +33,27 @@ async function send<T>(request: Promise<Answer<T>>): Promise<T> {
   throw error;
 }
 
-/** The plan to store: a secret left empty (not kept across a reload) keeps the one the api holds. */
+/**
+ * The plan to store: never with a password (a job gets the ones it needs with its own request). A plan
+ * brought back from Desktop pools without appliances stays so: its desktops go on a datastore there is.
+ */
 function planOf(draft: Draft): DeploymentPlan {
-  const plan = toPlan(draft);
-  if (plan.fleet && !draft.backend.adminPassword) plan.fleet = { ...plan.fleet, admin_password: null };
-  if (plan.horizon && !draft.desktops.horizon?.password) plan.horizon = { ...plan.horizon, password: null };
+  const { fleet, nfs, ...rest } = overKept(toPlan(draft), draft.kept);
+  const plan: DeploymentPlan = draft.hosts.length === 0 ? rest : { ...rest, fleet, nfs };
+  if (plan.fleet) plan.fleet = { ...plan.fleet, admin_password: null };
+  if (plan.horizon) plan.horizon = { ...plan.horizon, password: null };
   return plan;
 }
 
-function missingSecret(draft: Draft): ApiError | null {
-  if (draft.deploymentId !== null) return null;
-  if (draft.hosts.length && !draft.backend.adminPassword) {
-    return new ApiError(422, { detail: "Give the appliances' admin password again: it is never saved in the browser.", field: 'fleet.admin_password' });
-  }
-  if (draft.desktops.horizon && !draft.desktops.horizon.password) {
-    return new ApiError(422, { detail: "Give the Horizon password again: it is never saved in the browser.", field: 'horizon.password' });
-  }
-  return null;
-}
-
-/** Store the draft as a deployment (create, or change the stored one), then diff it against vCenter. */
+/**
+ * Store the draft as a deployment, then diff it against vCenter. The draft's deployment is changed in place;
+ * under another name it is another deployment (a name is recorded on its objects): stored afresh, the old one
+ * left as it is (forgotten only if no job ever ran for it), so a deployment still running is never in the way.
+ */
 export function useSaveAndPlan() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async ({ draft, onSaved }: { draft: Draft; onSaved: (id: number) => void }): Promise<{ deployment: Deployment; diff: PlanOut }> => {
-      const missing = missingSecret(draft);
-      if (missing) throw missing;
       const plan = planOf(draft);
       let deployment: Deployment | null = null;
       if (draft.deploymentId !== null) {
@@ -65,14 +61,11 @@ export function useSaveAndPlan() {
         try {
           deployment = await send(api.PUT('/api/deployments/{deployment_id}', { ...byId, body: { plan } }));
         } catch (error) {
-          // Renamed before anything was deployed: store it afresh under the new name.
-          const renamed = error instanceof ApiError && error.status === 409 && error.field === 'plan.name' && draft.jobId === null;
+          const renamed = error instanceof ApiError && error.status === 409 && error.field === 'plan.name';
           const gone = error instanceof ApiError && error.status === 404;
           if (!renamed && !gone) throw error;
-          // Stored afresh, it needs its secrets again (asked before the old one is forgotten).
-          const secret = missingSecret({ ...draft, deploymentId: null });
-          if (secret) throw secret;
-          if (renamed) await send(api.DELETE('/api/deployments/{deployment_id}', byId));
+          const jobs = renamed ? await send(api.GET('/api/jobs', { params: { query: { deployment_id: draft.deploymentId } } })) : [];
+          if (renamed && jobs.length === 0) await send(api.DELETE('/api/deployments/{deployment_id}', byId));
         }
       }
       deployment ??= await send(api.POST('/api/deployments', { body: { vcenter_id: draft.vcenterId ?? 0, plan } }));

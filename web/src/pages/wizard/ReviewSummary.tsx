@@ -9,7 +9,7 @@ export function ReviewSummary({ draft }: { draft: Draft }) {
     ['Deployment', d.name],
     ['Placement', `${draft.datacenter} / ${draft.cluster}, ${draft.hosts.length} host${draft.hosts.length === 1 ? '' : 's'}`],
     ['Appliances', draft.hosts.length ? `${draft.hosts.length} × ${draft.backend.size}` : 'none'],
-    ['Datastore', `${storage.datastoreName}: NFS ${storage.nfsVersion}, ${storage.path}`],
+    ['Datastore', draft.hosts.length ? `${storage.datastoreName}: NFS ${storage.nfsVersion}, ${storage.path}` : `${storage.datastoreName} (in place)`],
     ['Pool', `${storage.persistence}, ${storage.clone} clones`],
     ['Desktops', `${d.count} (${desktopName(d.naming, d.firstNumber)} … ${last}), ${d.vcpus} vCPU, ${d.memoryMb} MiB`],
     ['Golden image', `${d.goldenVm} @ ${d.snapshot}`],

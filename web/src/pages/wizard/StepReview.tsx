@@ -1,10 +1,11 @@
 import { CdsButton } from '@cds/react/button';
 import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
-import { useApplyDeployment } from '../../api/deployments';
 import { ApiError, messageOf } from '../../api/errors';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
+import { SecretDialog } from '../pools/SecretAsk';
+import { useStartDeploy } from './deployStart';
 import { type StepProps } from './draft';
 import { ReviewDiff } from './ReviewDiff';
 import { stepOfField } from './ReviewErrors';
@@ -15,13 +16,14 @@ import './Deploy.css';
 /** Step 6: store the draft as a deployment, diff it against vCenter, and start the apply. */
 export function StepReview({ draft, update, next, back }: StepProps) {
   const save = useSaveAndPlan();
-  const apply = useApplyDeployment();
+  const apply = useStartDeploy(draft, update);
   const navigate = useNavigate();
   const started = useRef(false);
 
   const run = () =>
     save.mutate(
-      { draft, onSaved: (id) => update((d) => ({ ...d, deploymentId: id })) },
+      // Another deployment (renamed): its own jobs, none yet; the one the draft was stays as it is.
+      { draft, onSaved: (id) => update((d) => (d.deploymentId === id ? d : { ...d, deploymentId: id, jobId: null })) },
       {
         onError: (error) => {
           // A refusal about one field goes back to the step that asks for it, shown beside that field.
@@ -42,12 +44,7 @@ export function StepReview({ draft, update, next, back }: StepProps) {
 
   const deploy = () => {
     if (!save.data) return;
-    apply.mutate(save.data.deployment.id, {
-      onSuccess: (job) => {
-        update((d) => ({ ...d, jobId: job.id }));
-        next();
-      },
-    });
+    apply.start(save.data.deployment.id, () => next());
   };
 
   const diff = save.data?.diff;
@@ -67,7 +64,8 @@ export function StepReview({ draft, update, next, back }: StepProps) {
       {diff && diff.actions.length === 0 && (
         <FormAlert status="success">vCenter matches the plan already: there is nothing to deploy.</FormAlert>
       )}
-      {apply.isError && <FormAlert>{messageOf(apply.error)}</FormAlert>}
+      {apply.error != null && <FormAlert>{messageOf(apply.error)}</FormAlert>}
+      <SecretDialog ask={apply.ask} />
       <div className="form-actions">
         <CdsButton type="button" action="outline" onClick={back}>
           Back
@@ -75,8 +73,8 @@ export function StepReview({ draft, update, next, back }: StepProps) {
         <CdsButton
           type="button"
           onClick={deploy}
-          disabled={!diff || diff.actions.length === 0 || apply.isPending}
-          loadingState={apply.isPending ? 'loading' : 'default'}
+          disabled={!diff || diff.actions.length === 0 || apply.pending}
+          loadingState={apply.pending ? 'loading' : 'default'}
         >
           Deploy
         </CdsButton>

@@ -1,6 +1,8 @@
+import { useEffect } from 'react';
 import { Navigate, useNavigate, useParams } from 'react-router';
+import { useDeployments } from '../../api/deployments';
 import { PageHeader } from '../../components/PageHeader';
-import { STEPS, type StepId, type StepProps, useDraft } from './draft';
+import { EMPTY, STEPS, type StepId, type StepProps, useDraft } from './draft';
 import { StepBackend } from './StepBackend';
 import { StepDeploy } from './StepDeploy';
 import { StepDesktops } from './StepDesktops';
@@ -9,6 +11,7 @@ import { StepPoolType } from './StepPoolType';
 import { ReviewReturned } from './ReviewReturned';
 import { StepReview } from './StepReview';
 import { StepVCenter } from './StepVCenter';
+import { freeNames } from './fromPlan';
 import { WizardSteps } from './WizardSteps';
 
 const VIEWS: Record<StepId, (props: StepProps) => React.ReactNode> = {
@@ -29,6 +32,19 @@ export function WizardPage() {
   const { step } = useParams();
   const navigate = useNavigate();
   const { draft, update } = useDraft();
+  // A new draft beside stored deployments numbers its appliances on after theirs, and takes a datastore
+  // name none of them uses (names are one deployment's alone), unless the admin changed it already.
+  const deployments = useDeployments();
+  const unnumbered = draft.deploymentId === null && draft.firstAppliance === undefined;
+  useEffect(() => {
+    if (!unnumbered || !deployments.data) return;
+    const free = freeNames(deployments.data);
+    update((d) => ({
+      ...d,
+      firstAppliance: free.firstAppliance,
+      storage: d.storage.datastoreName === EMPTY.storage.datastoreName ? { ...d.storage, datastoreName: free.datastoreName } : d.storage,
+    }));
+  }, [unnumbered, deployments.data, update]);
   const index = STEPS.findIndex((s) => s.id === step);
   if (index < 0) return <Navigate to={`/deploy/${STEPS[Math.min(draft.reached, STEPS.length - 1)]!.id}`} replace />;
   if (index > draft.reached) return <Navigate to={`/deploy/${STEPS[draft.reached]!.id}`} replace />;

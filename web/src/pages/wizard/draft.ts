@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
+import type { DeploymentPlan } from '../../api/deployments';
 
 // The wizard's answers so far. They live in localStorage (per browser) so a reload, or coming back
 // tomorrow, resumes where the admin left off; once stored as a deployment the api holds the plan and
@@ -47,6 +48,8 @@ export interface Draft {
     adminPassword: string;
     /** host:port of each appliance's api where its address is not reachable from arcvsa (NAT, the lab). */
     apiEndpoints: Record<string, string>;
+    /** The NFS export's clients as the admin edited them (one per line); absent: the hosts' VMkernel addresses. */
+    nfsClients?: string;
   };
   storage: {
     persistence: 'stateless' | 'persistent';
@@ -69,10 +72,17 @@ export interface Draft {
     customizationSpec: string;
     horizon: null | { endpoint: string; username: string; domain: string; password: string; vcenter: string };
   };
+  /** The deployment this draft is stored as: another name makes another deployment (names are ids). */
   deploymentId: number | null;
+  /** Its job the Deploy step follows; other deployments' jobs go on and show on Desktop pools. */
   jobId: number | null;
   /** The furthest step whose answers were accepted: the step list links only up to the next one. */
   reached: number;
+  /** The number of its first appliance (arcvsa-NN): after the other deployments' (unset: 1). */
+  firstAppliance?: number;
+  /** The stored plan this draft was brought back from (Desktop pools' Edit): what the wizard does not ask
+   * for (clone concurrency, power-on, health timeout ...) is kept from it. */
+  kept?: DeploymentPlan | null;
 }
 
 export const EMPTY: Draft = {
@@ -127,6 +137,11 @@ function withoutSecrets(draft: Draft): Draft {
   const backend = { ...draft.backend, adminPassword: '' };
   const desktops = horizon ? { ...draft.desktops, horizon: { ...horizon, password: '' } } : draft.desktops;
   return { ...draft, backend, desktops };
+}
+
+/** Make `draft` the wizard's (from outside it: editing a stored deployment); the wizard reads it when it opens. */
+export function saveDraft(draft: Draft): void {
+  localStorage.setItem(KEY, JSON.stringify(withoutSecrets(draft)));
 }
 
 /** The draft and a functional updater; every change is saved at once. */

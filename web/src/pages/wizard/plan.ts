@@ -1,4 +1,5 @@
 import type { components } from '../../api/schema';
+import { parseClients } from '../storage/exportModel';
 import type { Draft, LunChoice } from './draft';
 import { DESKTOP_DELTA_GIB } from './poolTypeModel';
 
@@ -11,9 +12,10 @@ function lunDisk(choice: LunChoice) {
   return guestPath ? { ...withRole, guest_path: guestPath } : withRole;
 }
 
-/** The VM (and host) name of the appliance on the i-th chosen host: arcvsa-01, arcvsa-02 ... */
-export function applianceName(i: number): string {
-  return `arcvsa-${String(i + 1).padStart(2, '0')}`;
+/** The VM (and host) name of the appliance on the i-th chosen host: arcvsa-01, arcvsa-02 ... from `first`
+ * on (a deployment beside others numbers on after theirs: a VM name is one deployment's alone). */
+export function applianceName(i: number, first = 1): string {
+  return `arcvsa-${String(i + first).padStart(2, '0')}`;
 }
 
 /** The DeploymentPlan the api stores for the draft (it validates it again, and says which field is wrong). */
@@ -21,8 +23,8 @@ export function toPlan(draft: Draft): DeploymentPlan {
   const { backend, storage, desktops } = draft;
   const appliances = draft.hosts.map((host, i) => ({
     host,
-    name: applianceName(i),
-    properties: { hostname: applianceName(i), ipv4_address: backend.addresses[host] ?? '' },
+    name: applianceName(i, draft.firstAppliance),
+    properties: { hostname: applianceName(i, draft.firstAppliance), ipv4_address: backend.addresses[host] ?? '' },
     disks: (backend.luns[host] ?? []).map(lunDisk),
     ...(backend.apiEndpoints[host] ? { api_endpoint: backend.apiEndpoints[host] } : {}),
   }));
@@ -47,6 +49,7 @@ export function toPlan(draft: Draft): DeploymentPlan {
       server: backend.addresses[draft.hosts[0] ?? ''] ?? '',
       path: storage.path,
       version: storage.nfsVersion,
+      ...(backend.nfsClients !== undefined ? { clients: parseClients(backend.nfsClients) } : {}),
     },
     pool: {
       name: desktops.name,
