@@ -30,7 +30,7 @@ bearer_scheme = HTTPBearer(auto_error=False, description="Token from POST /api/a
 
 
 # Dependencies that do no I/O are async: FastAPI runs a sync one on a worker thread, and under load each
-# such hop (a queue, a condition, a GIL hand-off) cost more than the work (profile of the api in the soak).
+# such hop (a queue, a condition, a GIL hand-off) costs more than the work.
 async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
@@ -69,8 +69,31 @@ def principal_of(
     return _checked(request, service.resolve(db, token, by_cookie=by_cookie) if token else None)
 
 
+def cookie_suffix(request: Request) -> str:
+    """``_<port>`` when the browser reached this api on a port it names (not https' or http's default).
+
+    Cookies ignore ports: two arcvsa on one host (the demo's manager and its lab appliance, forwarded
+    ports) would share one session cookie, and logging in to one would log out of the other. The port
+    is the one in the Host header, which the web reads as ``location.port`` (web/src/api/session.ts)."""
+    try:
+        port = request.url.port
+    except ValueError:  # a Host header with a port that is not a number: the plain names
+        return ""
+    return f"_{port}" if port else ""
+
+
+def session_cookie(request: Request) -> str:
+    """The session cookie's name for this instance (see cookie_suffix)."""
+    return SESSION_COOKIE + cookie_suffix(request)
+
+
+def csrf_cookie(request: Request) -> str:
+    """The CSRF cookie's name for this instance (see cookie_suffix)."""
+    return CSRF_COOKIE + cookie_suffix(request)
+
+
 def _credentials(request: Request, bearer: HTTPAuthorizationCredentials | None) -> tuple[str | None, bool]:
-    return (bearer.credentials, False) if bearer else (request.cookies.get(SESSION_COOKIE), True)
+    return (bearer.credentials, False) if bearer else (request.cookies.get(session_cookie(request)), True)
 
 
 def _checked(request: Request, principal: service.Principal | None) -> service.Principal:
@@ -92,8 +115,7 @@ _INT64 = range(-(1 << 63), 1 << 63)
 
 async def integers_in_range(request: Request) -> None:
     """Refuse an integer SQLite cannot hold, in the path, the query or a JSON body: binding it raises
-    OverflowError, a 500 (/api/jobs/10696329387716812734464 and a deployment's vcenter_id of -7.9e28 were
-    found by make security's fuzzing). No row has such an id and no setting such a value."""
+    OverflowError, a 500. No row has such an id and no setting such a value."""
     route = request.scope.get("route")
     dependant = route.dependant if isinstance(route, APIRoute) else None
     declared = {q.alias for q in dependant.query_params} if dependant else set()

@@ -60,6 +60,14 @@ class InvalidInput(ApiError):
     """Well-formed input the api refuses (a wrong current password, a certificate that does not fit)."""
 
 
+class SecretRequired(ApiError):
+    """A job needs a secret the request did not give (the api never reuses one it was given before)."""
+
+
+class NoLocalStorage(ApiError):
+    """A storage route on a machine without storage of its own (the fleet manager, a developer's machine)."""
+
+
 # The one table: error class → (HTTP status, stable code). First match in MRO order wins.
 ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     NotFound: (404, "not_found"),
@@ -69,6 +77,8 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     CsrfRejected: (403, "csrf_rejected"),
     TooManyAttempts: (429, "too_many_attempts"),
     InvalidInput: (422, "invalid_input"),
+    NoLocalStorage: (404, "no_local_storage"),
+    SecretRequired: (422, "secret_required"),
     vc.AuthenticationFailed: (422, "vcenter_auth_failed"),
     vc.Unreachable: (422, "vcenter_unreachable"),
     vc.VCenterTimeout: (422, "vcenter_timeout"),
@@ -197,7 +207,7 @@ def install(app: FastAPI) -> None:
 
 def _document(app: FastAPI) -> None:
     """Make the OpenAPI say what the handlers above answer: FastAPI documents its own 422 body, and no
-    route documents the refusals of the login check it sits behind (found by make security's fuzzing)."""
+    route documents the refusals of the login check it sits behind, which a client must expect."""
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Resolved login sessions, kept in memory: authenticating a request is a dict lookup, not a query.
 
-Every route but health resolves its caller. In the lab VM under the soak's dashboard load that query
-(SQLAlchemy's statement path and SQLite) was a quarter of the api's CPU per request, which every
-request queued behind the ones before it pays again. The cache is exact, not a time-to-live: any write to the users or
+Every route but health resolves its caller. Under a dashboard's polling load that query (SQLAlchemy's
+statement path and SQLite) is a large share of the api's CPU per request, which every request queued
+behind the ones before it pays again. The cache is exact, not a time-to-live: any write to the users or
 login_sessions tables, through any Session of this process (the api is the database's only writer),
 moves a generation when it runs and again when it commits, and a row read under an older generation
 is not used. A logout, a password change, a deleted user or a restored backup end sessions at once, as

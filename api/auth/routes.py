@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request, Response, status
 
 from api.auth import service
 from api.auth.schemas import LoginRequest, LoginResult, Me, TokenResult
-from api.deps import CSRF_COOKIE, SESSION_COOKIE, AppSettings, CurrentUser, Db
+from api.deps import AppSettings, CurrentUser, Db, csrf_cookie, session_cookie
 from api.errors import ErrorBody
 
 public = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -32,10 +32,16 @@ def login(
     max_age = int(settings.session_hours * 3600)
     secure = settings.cookie_secure
     response.set_cookie(
-        SESSION_COOKIE, new.token, max_age=max_age, httponly=True, secure=secure, samesite="strict", path="/"
+        session_cookie(request),
+        new.token,
+        max_age=max_age,
+        httponly=True,
+        secure=secure,
+        samesite="strict",
+        path="/",
     )
     response.set_cookie(
-        CSRF_COOKIE,
+        csrf_cookie(request),
         new.csrf_token,
         max_age=max_age,
         httponly=False,
@@ -55,11 +61,11 @@ def token(body: LoginRequest, request: Request, db: Db, settings: AppSettings) -
 
 
 @router.post("/logout", status_code=status.HTTP_204_NO_CONTENT)
-def logout(user: CurrentUser, db: Db, response: Response) -> None:
+def logout(user: CurrentUser, db: Db, request: Request, response: Response) -> None:
     """End this session."""
     service.logout(db, user.session_id)
-    response.delete_cookie(SESSION_COOKIE, path="/")
-    response.delete_cookie(CSRF_COOKIE, path="/")
+    response.delete_cookie(session_cookie(request), path="/")
+    response.delete_cookie(csrf_cookie(request), path="/")
 
 
 @router.get("/me")

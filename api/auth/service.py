@@ -118,8 +118,8 @@ def _principal(row: principals.Row, by_cookie: bool) -> Principal | None:
 
 
 def read_session(db: Session, token_sha256: str) -> principals.Row | None:
-    # Columns, not the LoginSession entity: loading an ORM object (identity map, instance state) was most
-    # of this query's cost in a profile of the api under the soak.
+    # Columns, not the LoginSession entity: loading an ORM object (identity map, instance state) costs
+    # more than the query itself, and every request pays it.
     found = db.execute(
         select(
             LoginSession.user_id,

@@ -8,6 +8,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from api.errors import NoLocalStorage
+from api.storage import presence
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 
@@ -22,5 +24,22 @@ async def _files(request: Request) -> Files:
     return files
 
 
+async def _local_gateway(request: Request) -> Gateway:
+    """The gateway of a machine with storage of its own; elsewhere the explained refusal, before any tool
+    runs (a manager has no zpool to fail)."""
+    gateway: Gateway = request.app.state.storage_gateway
+    found = presence.detect(request.app.state.settings, gateway)
+    if not found.present:
+        raise NoLocalStorage(found.reason or presence.NOT_AN_APPLIANCE, role=found.role)
+    return gateway
+
+
+async def _presence(request: Request) -> presence.StoragePresence:
+    return presence.detect(request.app.state.settings, request.app.state.storage_gateway)
+
+
 Gw = Annotated[Gateway, Depends(_gateway)]
 Fs = Annotated[Files, Depends(_files)]
+# The disks, pools and datasets routes: this machine's own storage, refused where there is none.
+LocalGw = Annotated[Gateway, Depends(_local_gateway)]
+Presence = Annotated[presence.StoragePresence, Depends(_presence)]

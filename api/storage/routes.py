@@ -10,21 +10,24 @@ from fastapi import APIRouter, Response, status
 from zfs_tuning import profiles
 
 from api.deps import Db
-from api.errors import ErrorBody
+from api.errors import ErrorBody, InvalidInput
 from api.exports import service as exports
 from api.inline import answer
-from api.storage.deps import Gw
+from api.storage.deps import LocalGw as Gw
+from api.storage.deps import Presence
+from api.storage.presence import StoragePresence
 from api.storage.schemas import (
     CloneCreate,
     DatasetCreate,
     DatasetUpdate,
+    DiskWipe,
     PoolGrow,
     PoolImport,
     PoolReplace,
     SnapshotCreate,
     VolumeCreate,
 )
-from appliance.control import datasets, disks, imports, names, pools
+from appliance.control import datasets, disks, imports, labels, names, pools
 from appliance.control.datasets import Dataset
 from appliance.control.disks import Disk
 from appliance.control.errors import Conflict, Refused
@@ -43,10 +46,31 @@ REFUSED: dict[int | str, dict[str, object]] = {
 }
 
 
+@router.get("/presence")
+async def storage_presence(found: Presence) -> StoragePresence:
+    """Whether this machine has storage of its own (an appliance) or not (the fleet manager), and why:
+    where it has none, every other route here answers 404 ``no_local_storage`` with the same words."""
+    return found
+
+
 @router.get("/disks", responses=REFUSED)
 def list_disks(gw: Gw) -> list[Disk]:
     """Block devices with stable ids, size, serial/WWN and whether they are in use."""
     return disks.inventory(gw)
+
+
+@router.post("/disks/wipe", responses=REFUSED)
+def wipe_disk(body: DiskWipe, gw: Gw) -> Disk:
+    """Clear a disk's ZFS labels and partition table (an exported or another system's pool, a file system)
+    so a pool can use it without force. ``confirm`` is the disk's name typed out (the last part of its path).
+
+    Refused: a wrong confirmation (422, before any tool runs), an unknown disk (404), the system's disk
+    (422), a mounted disk or one an imported pool uses (409, naming the pool)."""
+    if body.confirm != body.path.rsplit("/", 1)[-1]:
+        raise InvalidInput(
+            f"type {body.path.rsplit('/', 1)[-1]} to confirm the wipe of {body.path}", field="confirm"
+        )
+    return labels.wipe(gw, body.path)
 
 
 @router.get("/pools", responses=REFUSED)
@@ -72,10 +96,16 @@ def get_pool(name: str, gw: Gw) -> PoolHealth:
 
 
 @router.delete("/pools/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def destroy_pool(name: str, gw: Gw, db: Db) -> Response:
-    """Destroy a pool and everything on it; 409 while an NFS export serves one of its datasets."""
+def destroy_pool(name: str, gw: Gw, db: Db, free_disks: bool = False) -> Response:
+    """Destroy a pool and everything on it; 409 while an NFS export serves one of its datasets.
+
+    ``free_disks``: also clear the ZFS labels and partition tables of the disks it used, so the next pool
+    takes them without force (the web's destroy does; without it they keep the destroyed pool's label)."""
     _refuse_if_exported(db, names.pool(name))
-    pools.destroy(gw, name)
+    if free_disks:
+        labels.destroy_and_free(gw, name)
+    else:
+        pools.destroy(gw, name)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -94,3 +94,10 @@ class PoolImport(BaseModel):
     name: names.Pool | None = Field(
         None, description="a new name for it (needed when a pool of its name is already imported)"
     )
+
+
+class DiskWipe(BaseModel):
+    """A disk to clear of old labels; its name typed out confirms it (its contents are lost)."""
+
+    path: names.Device = Field(description="the disk's path as GET /api/storage/disks gives it")
+    confirm: str = Field(max_length=200, description="the disk's name typed out: the last part of its path")

@@ -55,6 +55,21 @@ class Disk(BaseModel):
     trim: bool = Field(description="supports discard (decides autotrim)")
     in_use: str | None = Field(description="why it is not free (partitions, signature, mount), or None")
     system: bool = Field(description="holds the running system (a mount of / or /boot): never usable")
+    zfs_labels: list[str] = Field(
+        default_factory=list,
+        description="the disk or its partitions that carry a ZFS label (what a wipe clears first)",
+    )
+    mounted: bool = Field(False, description="the disk or one of its partitions is mounted")
+    aliases: list[str] = Field(
+        default_factory=list,
+        exclude=True,
+        description="every path naming the disk or one of its partitions (how zpool may list it)",
+    )
+
+    @property
+    def name(self) -> str:
+        """What a person types to confirm a wipe: the last part of its stable path (virtio-lun0)."""
+        return self.path.rsplit("/", 1)[-1]
 
 
 def _in_use(dev: BlockDevice) -> str | None:
@@ -72,6 +87,19 @@ def _in_use(dev: BlockDevice) -> str | None:
 
 def _mounts(dev: BlockDevice) -> set[str]:
     return {m for m in dev.mountpoints if m} | {m for c in dev.children for m in _mounts(c)}
+
+
+def _names(dev: BlockDevice) -> list[str]:
+    own = [dev.path, *([f"/dev/disk/by-id/{dev.id_link}"] if dev.id_link else [])]
+    return own + [n for c in dev.children for n in _names(c)]
+
+
+def _labelled(dev: BlockDevice) -> list[str]:
+    """Paths of the devices (the disk, its partitions) whose signature is a ZFS label, by-id first."""
+    own = (
+        [f"/dev/disk/by-id/{dev.id_link}" if dev.id_link else dev.path] if dev.fstype == "zfs_member" else []
+    )
+    return own + [p for c in dev.children for p in _labelled(c)]
 
 
 def parse(stdout: str) -> list[Disk]:
@@ -98,6 +126,9 @@ def parse(stdout: str) -> list[Disk]:
                 trim=dev.disc_gran > 0,
                 in_use=_in_use(dev),
                 system=bool(_mounts(dev) & {"/", "/boot", "/boot/efi", "/usr", "/var", "[SWAP]"}),
+                zfs_labels=_labelled(dev),
+                mounted=bool(_mounts(dev)),
+                aliases=_names(dev),
             )
         )
     return disks
@@ -106,6 +137,15 @@ def parse(stdout: str) -> list[Disk]:
 def inventory(gw: Gateway) -> list[Disk]:
     """Every whole disk of the machine."""
     return parse(gw.query(LSBLK).stdout)
+
+
+def find(known: list[Disk], path: str) -> Disk:
+    """The disk named ``path`` (stable or kernel path, checked); NotFound when there is none."""
+    names.device(path)
+    for disk in known:
+        if path in (disk.path, disk.kernel_path):
+            return disk
+    raise NotFound(f"no such disk: {path}")
 
 
 def resolve(gw: Gateway, paths: list[str], *, force: bool = False) -> list[Disk]:

@@ -52,9 +52,8 @@ class ServiceDown(SystemFault):
 
 class DeviceVanished(SystemFault):
     """zpool create's, add's or replace's ENOENT or ENXIO: no pool can be missing there, a new partition's
-    link or node was (udev re-making it as the module opened it; seen in CI and make reliability under
-    TCG, and in the lab once in ten creates made while udev worked through a burst of block events).
-    pools retries once after udev settles: the caller sees the second try's."""
+    link or node was (udev re-making it as the module opened it, as when udev works through a burst of
+    block events). pools retries once after udev settles: the caller sees the second try's."""
 
     def __init__(self, line: str) -> None:
         self.line = line  # zpool's own words

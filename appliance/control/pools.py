@@ -47,7 +47,7 @@ LABEL_RULES: Rules = (
     ),
     *RULES,
 )
-SETTLE_TIMEOUT = 120  # seconds udevadm may wait for udev's queue (a boot's backlog under TCG)
+SETTLE_TIMEOUT = 120  # seconds udevadm may wait for udev's queue (a boot's backlog on a slow CPU)
 # Properties of every pool's root dataset; ganesha 6.5 on FSAL_VFS needs POSIX ACLs (DESIGN.md section 5).
 ROOT_PROPERTIES = {"acltype": "posix", "xattr": "sa", "compression": "lz4", "atime": "off"}
 log = logging.getLogger("arcvsa.pools")
@@ -177,8 +177,8 @@ def clear(gw: Gateway, pool: str) -> PoolHealth:
     return status(gw, pool)
 
 
-# zpool refuses a scrub while a scan runs: "cannot scrub spool: currently resilvering" (seen in the lab
-# right after a clear resumed a suspended pool) or "currently scrubbing"; the admin waits, nothing failed.
+# zpool refuses a scrub while a scan runs: "cannot scrub spool: currently resilvering" (as right after a
+# clear resumed a suspended pool) or "currently scrubbing"; the admin waits, nothing failed.
 SCRUB_RULES: Rules = ((r"currently (resilvering|scrubbing)", Conflict), *RULES)
 
 

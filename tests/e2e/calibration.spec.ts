@@ -70,7 +70,7 @@ test('calibration: defaults, refusals, results charted and kept', async ({ page 
   // The api refuses the same before any tool runs (and keeps nothing).
   const refused = await page.request.post('/api/calibrations', {
     data: { kind: 'san_check', target: { kind: 'lun', name: '/dev/disk/by-id/virtio-lun9' } },
-    headers: { 'X-CSRF-Token': (await page.context().cookies()).find((c) => c.name === 'arcvsa_csrf')?.value ?? '' },
+    headers: { 'X-CSRF-Token': (await page.context().cookies()).find((c) => c.name.startsWith('arcvsa_csrf'))?.value ?? '' },
   });
   expect(refused.status()).toBe(422);
   expect(((await refused.json()) as { detail: string }).detail).toContain('confirm_overwrite');

@@ -1,6 +1,8 @@
 // The browser session: the CSRF cookie the api sets at login, and a signal for "the session is gone".
 
-export const CSRF_COOKIE = 'arcvsa_csrf';
+// Cookies ignore ports, so the api names its cookies after the port the browser reached it on (api/deps.py
+// cookie_suffix): the demo's manager and its lab appliance on one host keep a session each.
+export const CSRF_COOKIE = `arcvsa_csrf${window.location.port ? `_${window.location.port}` : ''}`;
 export const CSRF_HEADER = 'X-CSRF-Token';
 
 export function readCookie(name: string): string | null {

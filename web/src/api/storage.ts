@@ -24,6 +24,7 @@ export type PoolGrow = Body<paths['/api/storage/pools/{name}/devices']['post']>;
 export type PoolReplace = Body<paths['/api/storage/pools/{name}/replace']['post']>;
 export type ImportablePool = Ok<paths['/api/storage/imports']['get']>[number];
 export type DatasetProperties = Body<paths['/api/storage/datasets/{name}']['patch']>['properties'];
+export type StoragePresence = Ok<paths['/api/storage/presence']['get']>;
 
 export const storageKey = ['storage'] as const;
 const disksKey = ['storage', 'disks'] as const;
@@ -37,6 +38,19 @@ const datasetsKey = (pool: string) => ['storage', 'pools', pool, 'datasets'] as 
  */
 export function retryUnreachable(count: number, error: unknown): boolean {
   return error instanceof ApiError && error.status === 0 && count < 2;
+}
+
+/**
+ * Whether this machine has storage of its own: an appliance does, the fleet manager does not (its nav has
+ * no Storage group, and a storage page says why instead of failing).
+ */
+export function useStoragePresence() {
+  return useQuery({
+    queryKey: ['storage', 'presence'],
+    queryFn: () => call(api.GET('/api/storage/presence')),
+    retry: retryUnreachable,
+    staleTime: Infinity, // a machine's role does not change while the page is open
+  });
 }
 
 export function useDisks() {
@@ -71,10 +85,12 @@ export function useCreatePool() {
   });
 }
 
+/** Destroy a pool and clear its disks' ZFS labels, so the next pool takes them without force. */
 export function useDestroyPool() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(api.DELETE('/api/storage/pools/{name}', { params: { path: { name } } })),
+    mutationFn: (name: string) =>
+      call(api.DELETE('/api/storage/pools/{name}', { params: { path: { name }, query: { free_disks: true } } })),
     onSuccess: (_, name) => {
       queryClient.removeQueries({ queryKey: datasetsKey(name) });
       return queryClient.invalidateQueries({ queryKey: storageKey });
@@ -83,6 +99,15 @@ export function useDestroyPool() {
 }
 
 const byName = (name: string) => ({ params: { path: { name } } });
+
+/** Clear a disk's old labels (its name typed out confirms it); the disks are read again. */
+export function useWipeDisk() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { path: string; confirm: string }) => call(api.POST('/api/storage/disks/wipe', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+  });
+}
 
 /** Grow a pool by LUNs; disks and pools are read again (the LUNs it took are no longer free). */
 export function useGrowPool() {

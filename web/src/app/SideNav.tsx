@@ -1,5 +1,6 @@
 import { CdsIcon } from '@cds/react/icon';
 import { NavLink } from 'react-router';
+import { useStoragePresence } from '../api/storage';
 
 const items = [
   { to: '/vcenters', label: 'vCenters', icon: 'vmw-app' },
@@ -33,6 +34,9 @@ function NavItem({ to, label, icon, end }: { to: string; label: string; icon: st
 }
 
 export function SideNav() {
+  // The fleet manager has no storage of its own: no Storage group (shown when the api cannot tell).
+  const presence = useStoragePresence();
+  const storage = presence.data ? presence.data.present : presence.isError;
   return (
     <nav className="app-sidenav" aria-label="Main">
       <div className="nav-sticky">
@@ -41,14 +45,18 @@ export function SideNav() {
             <NavItem key={item.to} {...item} />
           ))}
         </ul>
-        <h2 className="nav-group" id="nav-storage">
-          Storage
-        </h2>
-        <ul aria-labelledby="nav-storage">
-          {storageItems.map((item) => (
-            <NavItem key={item.to} {...item} />
-          ))}
-        </ul>
+        {storage && (
+          <>
+            <h2 className="nav-group" id="nav-storage">
+              Storage
+            </h2>
+            <ul aria-labelledby="nav-storage">
+              {storageItems.map((item) => (
+                <NavItem key={item.to} {...item} />
+              ))}
+            </ul>
+          </>
+        )}
       </div>
     </nav>
   );

@@ -12,8 +12,9 @@ import { leaves, onPool } from './poolModel';
  * pool's name typed out, so a slip of the mouse destroys nothing.
  */
 export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose: () => void }) {
-  const datasets = useDatasets(pool.name);
   const destroy = useDestroyPool();
+  // Not read again once the destroy is sent: the pool (and so its datasets) is going or gone.
+  const datasets = useDatasets(destroy.isPending || destroy.isSuccess ? null : pool.name);
   const [typed, setTyped] = useState('');
   const children = datasets.data?.filter((d) => d.name !== pool.name) ?? [];
   const used = datasets.data?.find((d) => d.name === pool.name)?.used;
@@ -84,8 +85,9 @@ export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose:
             </div>
           )}
           {datasets.isError && <p className="muted">Its datasets could not be listed: {messageOf(datasets.error)}</p>}
-          <p className="muted">
-            Its {disks.length} {disks.length === 1 ? 'disk becomes' : 'disks become'} free.
+          <p className="muted" data-testid="disks-freed">
+            Its {disks.length} {disks.length === 1 ? 'disk is' : 'disks are'} cleared of the pool's labels and{' '}
+            {disks.length === 1 ? 'becomes' : 'become'} free for a new pool.
           </p>
           <TextField label={`Type ${pool.name} to confirm`} name="confirm" value={typed} onChange={setTyped} autoComplete="off" />
           {destroy.isError && (

@@ -1,3 +1,4 @@
+import { CdsButton } from '@cds/react/button';
 import { Link } from 'react-router';
 import type { Disk, PoolHealth } from '../../api/storage';
 import { formatBytes } from '../../format';
@@ -41,7 +42,19 @@ function InUse({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
   );
 }
 
-export function DiskRow({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
+/** A disk holding something no imported pool uses (an old label, a foreign pool, a file system): wipeable. */
+export function wipeable(disk: Disk, pools: PoolHealth[]): boolean {
+  return !disk.system && !disk.mounted && Boolean(disk.in_use) && poolOfDisk(disk, pools) === null;
+}
+
+interface Props {
+  disk: Disk;
+  pools: PoolHealth[];
+  /** Offered only when the pools are known (a disk of an imported pool is never wiped). */
+  onWipe?: (disk: Disk) => void;
+}
+
+export function DiskRow({ disk, pools, onWipe }: Props) {
   return (
     <tr data-testid="disk-row" data-path={disk.path}>
       <th scope="row">
@@ -69,6 +82,13 @@ export function DiskRow({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
       <td className="num nowrap">{disk.physical_sector} B</td>
       <td>
         <InUse disk={disk} pools={pools} />
+      </td>
+      <td className="nowrap">
+        {onWipe && wipeable(disk, pools) && (
+          <CdsButton action="outline" status="danger" size="sm" onClick={() => onWipe(disk)}>
+            Wipe<span className="sr-only"> {disk.path}</span>
+          </CdsButton>
+        )}
       </td>
     </tr>
   );

@@ -1,16 +1,21 @@
 import { CdsIcon } from '@cds/react/icon';
+import { useState } from 'react';
 import { Link } from 'react-router';
-import { useDisks, usePools } from '../../api/storage';
+import { type Disk, useDisks, usePools } from '../../api/storage';
 import { ErrorState } from '../../components/ErrorState';
+import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { DiskRow } from './DiskRow';
 import { RefreshButton } from './RefreshButton';
+import { WipeDiskModal } from './WipeDiskModal';
 
 export function DisksPage() {
   const disks = useDisks();
   const pools = usePools();
   const free = disks.data?.filter((d) => !d.system && !d.in_use).length ?? 0;
+  const [wiping, setWiping] = useState<Disk | null>(null);
+  const [wiped, setWiped] = useState<string | null>(null);
   return (
     <>
       <PageHeader
@@ -34,6 +39,9 @@ export function DisksPage() {
           <h2 id="disks-title" cds-text="section">
             Disks <span className="count">{disks.data.length}</span>
           </h2>
+          {wiped && (
+            <FormAlert status="success">{wiped} is wiped: it is free for a pool.</FormAlert>
+          )}
           <p className="muted">
             {free} free {free === 1 ? 'disk' : 'disks'}
             {free > 0 && (
@@ -53,16 +61,34 @@ export function DisksPage() {
                   <th>Serial / WWN</th>
                   <th className="num">Sector</th>
                   <th>In use by</th>
+                  <th>
+                    <span className="sr-only">Actions</span>
+                  </th>
                 </tr>
               </thead>
               <tbody>
                 {disks.data.map((disk) => (
-                  <DiskRow key={disk.kernel_path} disk={disk} pools={pools.data ?? []} />
+                  <DiskRow
+                    key={disk.kernel_path}
+                    disk={disk}
+                    pools={pools.data ?? []}
+                    onWipe={pools.isSuccess ? setWiping : undefined}
+                  />
                 ))}
               </tbody>
             </table>
           </div>
         </section>
+      )}
+      {wiping && (
+        <WipeDiskModal
+          disk={wiping}
+          onClose={() => setWiping(null)}
+          onWiped={(disk) => {
+            setWiping(null);
+            setWiped(disk.path);
+          }}
+        />
       )}
     </>
   );
