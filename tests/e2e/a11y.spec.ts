@@ -79,7 +79,7 @@ interface Inventory {
 /** Connect vcsim through the api (the connect journey itself is connect-vcenter.spec.ts). */
 async function connectVcsim(page: Page): Promise<{ id: number; inventory: Inventory } | null> {
   if (!process.env.VCSIM_HOST) return null;
-  const csrf = (await page.context().cookies()).find((c) => c.name === 'arcvsa_csrf')?.value ?? '';
+  const csrf = (await page.context().cookies()).find((c) => c.name.startsWith('arcvsa_csrf'))?.value ?? '';
   const created = await page.request.post('/api/vcenters', {
     headers: { 'X-CSRF-Token': csrf },
     data: {

@@ -62,11 +62,14 @@ test('the wizard deploys a 20-desktop pool on 4 appliances; recompose and delete
     await next();
   });
 
-  await test.step('2. Placement: the cluster and its 4 hosts', async () => {
-    await expect(page.getByLabel('Datacenter', { exact: true })).toBeVisible({ timeout: 60_000 });
-    await page.getByLabel('Datacenter', { exact: true }).selectOption(DATACENTER);
-    await page.getByLabel('Cluster', { exact: true }).selectOption(CLUSTER);
-    for (const host of HOSTS) await page.locator(`[data-testid="placement-host"][data-host="${host}"]`).getByRole('checkbox').check();
+  await test.step('2. Placement: the only datacenter and cluster, chosen already, and its 4 hosts', async () => {
+    await expect(page.getByLabel('Datacenter', { exact: true })).toHaveValue(DATACENTER, { timeout: 60_000 });
+    await expect(page.getByLabel('Cluster', { exact: true })).toHaveValue(CLUSTER);
+    for (const host of HOSTS) {
+      const row = page.locator(`[data-testid="placement-host"][data-host="${host}"]`);
+      await expect(row.getByTestId('placement-room')).toHaveText('Fits a Small appliance');
+      await row.getByRole('checkbox').check();
+    }
     await shot('2-placement');
     await next();
   });
@@ -159,18 +162,25 @@ test('the wizard deploys a 20-desktop pool on 4 appliances; recompose and delete
     await field('vCPUs').fill('1');
     await field('Memory (MiB)').fill('1024');
     // More desktops than the cluster has room for: only vCenter knows, so the api refuses it at Review.
-    await field('Desktops').fill('4000');
+    // Step 4 asks the count (step 5 shows it read-only, with a link back).
+    await page.getByRole('link', { name: 'Change the count in step 4' }).click();
+    await page.getByLabel('Desktops in the pool').fill('4000');
+    await next();
+    await expect(field('Desktops')).toHaveValue('4000', { timeout: 60_000 });
     await next('Next: review');
   });
 
   await test.step("6. Review sends the api's refusal of the count back to the count field", async () => {
-    await expect(stepHeading(page, '5. Desktops')).toBeVisible({ timeout: 60_000 });
-    await expectRefused(field('Desktops'), /4000 desktops of 1024 MiB need/);
-    await shot('5-desktops-count-over-room');
-    await field('Desktops').fill('20');
+    await expect(stepHeading(page, '4. Pool type')).toBeVisible({ timeout: 60_000 });
+    const count = page.getByLabel('Desktops in the pool');
+    await expectRefused(count, /4000 desktops of 1024 MiB need/);
+    await shot('4-pooltype-count-over-room');
+    await count.fill('20');
+    await expect(count).not.toHaveAttribute('aria-invalid', 'true');
+    await next();
+    await expect(stepHeading(page, '5. Desktops')).toBeVisible();
     await field('Naming pattern').fill('vdi-###');
     await expect(page.getByTestId('name-preview')).toHaveText(/vdi-001 to vdi-020 \(20 desktops\)/);
-    await expect(field('Desktops')).not.toHaveAttribute('aria-invalid', 'true');
     await shot('5-desktops');
     await next('Next: review');
   });
@@ -235,6 +245,11 @@ test('the wizard deploys a 20-desktop pool on 4 appliances; recompose and delete
     await expect(dialog.getByTestId('plan-diff').locator('li[data-op="replace"][data-kind="desktop"]')).toHaveCount(20);
     await shot('9-recompose');
     await dialog.getByRole('button', { name: 'Apply', exact: true }).click();
+    // Its job needs the appliances' admin password: asked for this run in an empty field, never reused.
+    const ask = dialog.getByTestId('secret-ask');
+    await expect(ask.getByLabel('Appliance admin password')).toHaveValue('');
+    await ask.getByLabel('Appliance admin password').fill(password);
+    await ask.getByRole('button', { name: 'Continue' }).click();
     const job = card.getByTestId('job-state').first();
     await expect
       .poll(async () => [await job.getAttribute('data-job'), await job.getAttribute('data-state')], { timeout: 180_000 })
@@ -250,6 +265,11 @@ test('the wizard deploys a 20-desktop pool on 4 appliances; recompose and delete
     await dialog.getByLabel(`Type ${NAME} to confirm`).fill(NAME);
     await shot('10-delete-confirm');
     await dialog.getByRole('button', { name: `Delete ${NAME}` }).click();
+    // Its appliances' pools are released through their apis: the password is asked for this run too.
+    const ask = dialog.getByTestId('secret-ask');
+    await expect(ask.getByLabel('Appliance admin password')).toHaveValue('');
+    await ask.getByLabel('Appliance admin password').fill(password);
+    await ask.getByRole('button', { name: 'Continue' }).click();
     await expect(page.getByTestId('pools-empty')).toBeVisible({ timeout: 180_000 });
     await shot('10-deleted');
   });

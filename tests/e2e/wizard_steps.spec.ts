@@ -69,17 +69,12 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     await next();
   });
 
-  await test.step('2. Placement: datacenter, cluster and at least one host are required', async () => {
+  await test.step('2. Placement: the only datacenter and cluster preselected; at least one host required', async () => {
     await expect(stepHeading(page, '2. Placement')).toBeVisible();
     const datacenter = page.getByLabel('Datacenter', { exact: true });
-    await expect(datacenter).toBeVisible({ timeout: 60_000 });
-    await next();
-    await expectRefused(page, datacenter, /Choose the datacenter/);
-    await datacenter.selectOption(DATACENTER);
-    await next();
+    await expect(datacenter).toHaveValue(DATACENTER, { timeout: 60_000 });
     const cluster = page.getByLabel('Cluster', { exact: true });
-    await expectRefused(page, cluster, /Choose the cluster/);
-    await cluster.selectOption(CLUSTER);
+    await expect(cluster).toHaveValue(CLUSTER);
 
     const rows = page.getByTestId('placement-host');
     await expect(rows).toHaveCount(4);
@@ -175,23 +170,38 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     await next();
   });
 
-  await test.step('4. Pool type: the profile and the recommendations follow the choice; bad names are refused', async () => {
+  await test.step('4. Pool type: the key figures follow the choice, each value once; details on demand', async () => {
     await expect(stepHeading(page, '4. Pool type')).toBeVisible();
-    await expect(page.getByTestId('pooltype-profile')).toHaveAttribute('data-profile', 'stateless-linked');
-    const recommendations = page.getByTestId('recommendation');
-    await expect(recommendations.first()).toBeVisible();
-    expect(await recommendations.count()).toBeGreaterThan(3);
-    for (const row of await recommendations.all()) await expect(row.locator('td').last()).not.toBeEmpty();
-    await expect(page.getByTestId('expected-offload')).toHaveText(/^\d+(\.\d+)?x$/);
-    // 20 desktops over 2 appliances, medium size (16 GiB RAM); the calculator has the first appliance's SLOG
+    // 20 desktops over 2 appliances, medium size (16 GiB RAM)
     await expect(page.getByRole('heading', { name: /10 desktops, 16 GiB RAM/ })).toBeVisible();
-    await expect(page.getByTestId('plan-ssds')).toContainText('SLOG 16 GiB, L2ARC 0 GiB');
+    const figures = page.getByTestId('key-figure');
+    await expect(figures).toHaveCount(7);
+    for (const row of await figures.all()) await expect(row.locator('td').last()).not.toBeEmpty();
+    await expect(page.getByTestId('expected-offload')).toHaveText(/^\d+(\.\d+)?x$/);
+    // The SLOG is the 16 GiB SSD of step 3, named once with its size; the calculator's figure is what the log holds.
+    const slog = figures.and(page.locator('[data-name="slog"]'));
+    await expect(slog.locator('td').first()).toHaveText('16 GiB SSD');
+    await expect(slog).toContainText(/holds at most 1\.0 GiB of sync writes/);
+    await expect(figures.and(page.locator('[data-name="layout"]'))).toContainText('Stripe of 1 SAN LUN, SLOG on 1 SSD');
+    await expect(figures.and(page.locator('[data-name="l2arc"]')).locator('td').first()).toHaveText('None');
+    await expect(page.getByText(/SLOG \d+ GiB/)).toHaveCount(0);
+    // Every tuning value is behind the disclosure, each once.
+    const details = page.getByTestId('pooltype-profile');
+    await expect(details).toHaveAttribute('data-profile', 'stateless-linked');
+    const all = page.getByTestId('recommendation');
+    await expect(all.first()).toBeHidden();
+    await details.getByText('All tuning values and why').click();
+    await expect(all.first()).toBeVisible();
+    const names = await all.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-name')));
+    expect(names.length).toBeGreaterThan(10);
+    expect(new Set(names).size, 'each tuning value once').toBe(names.length);
+    await expect(all.and(page.locator('[data-name="slog_size"]'))).toContainText('Sync writes the log holds at most');
     const draft = await page.evaluate(() => localStorage.getItem('arcvsa.wizard.draft') ?? '');
     expect(draft).toContain('"role":"log"');
 
-    await page.getByRole('radio', { name: /Persistent/ }).check();
-    await page.getByRole('radio', { name: /Full clones/ }).check();
-    await expect(page.getByTestId('pooltype-profile')).toHaveAttribute('data-profile', 'persistent-full');
+    await page.getByRole('radio', { name: /Persistent \(dedicated\)/ }).check();
+    await page.getByRole('radio', { name: /Full clones \(space-efficient: ZFS clones of the golden image\)/ }).check();
+    await expect(details).toHaveAttribute('data-profile', 'persistent-full');
     await page.getByRole('radio', { name: /NFS 4\.1/ }).check();
 
     const name = page.getByLabel('Datastore name');
@@ -214,9 +224,16 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     await expect(page.getByRole('radio', { name: /NFS 4\.1/ })).toBeChecked();
     await expect(name).toHaveValue('arcvsa-vdi');
     await expect(exported).toHaveValue('/tank/vdi');
-    await expect(page.getByTestId('recommendation').first()).toBeVisible();
+    await expect(page.getByTestId('key-figure').first()).toBeVisible();
     await shot('4-pooltype');
     await next();
+
+    // Step 5 shows the count read-only: it is asked once, here.
     await expect(stepHeading(page, '5. Desktops')).toBeVisible();
+    const shown = page.getByLabel('Desktops', { exact: true });
+    await expect(shown).toHaveValue('40', { timeout: 60_000 });
+    await expect(shown).toHaveAttribute('readonly', '');
+    await page.getByRole('link', { name: 'Change the count in step 4' }).click();
+    await expect(page.getByLabel('Desktops in the pool')).toHaveValue('40');
   });
 });

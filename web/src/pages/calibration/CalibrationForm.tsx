@@ -122,7 +122,7 @@ export function CalibrationForm() {
       <h2 id="calibrate-title" cds-text="section">
         Run a calibration
       </h2>
-      <form onSubmit={submit} noValidate aria-labelledby="calibrate-title" data-testid="calibration-form">
+      <form className="calibration-form" onSubmit={submit} noValidate aria-labelledby="calibrate-title" data-testid="calibration-form">
         {start.isError && !apiField && <FormAlert>{messageOf(start.error)}</FormAlert>}
         {choicesError != null && <FormAlert status="warning">The targets could not be read: {messageOf(choicesError)}</FormAlert>}
         <div className="form-row">

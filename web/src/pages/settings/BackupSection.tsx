@@ -44,7 +44,7 @@ function BackupForm() {
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-label="Back up configuration" data-testid="backup-form">
+    <form className="settings-form" onSubmit={submit} noValidate aria-label="Back up configuration" data-testid="backup-form">
       <h3 cds-text="subsection">Back up configuration</h3>
       <div className="form-row">
         <TextField label="Passphrase" name="passphrase" type="password" value={passphrase} onChange={setPassphrase} error={errors.passphrase} autoComplete="new-password" hint={`${MIN_PASSPHRASE} characters or more`} />
@@ -79,7 +79,7 @@ function RestoreForm() {
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-label="Restore configuration" data-testid="restore-form">
+    <form className="settings-form" onSubmit={submit} noValidate aria-label="Restore configuration" data-testid="restore-form">
       <h3 cds-text="subsection">Restore</h3>
       <div className="form-row">
         <label>

@@ -91,7 +91,7 @@ function SyslogForm({ syslog, smtp, save, test }: FormProps) {
   };
 
   return (
-    <form onSubmit={submit} noValidate aria-label="Remote syslog" data-testid="syslog-form">
+    <form className="settings-form" onSubmit={submit} noValidate aria-label="Remote syslog" data-testid="syslog-form">
       {save.isError && <FormAlert>Not saved: {messageOf(save.error)}</FormAlert>}
       <div className="form-row">
         <TextField label="Syslog server" name="host" value={draft.host} onChange={(host) => set({ host })} error={errors.host} hint="Name or IP address" />

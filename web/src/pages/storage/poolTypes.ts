@@ -1,10 +1,14 @@
 import type { PoolType } from '../../api/storage';
 
-/** The desktop pool types of the tuning profiles, in the wizard's order, with a person's words for them. */
+/**
+ * The desktop pool types of the tuning profiles, in the wizard's order, in Horizon's words: non-persistent
+ * (floating) or persistent (dedicated) desktops; linked or full clones, a full clone being arcvsa's ZFS
+ * clone of the golden image's dataset (independent to vSphere, sharing blocks on the appliance).
+ */
 export const POOL_TYPES: { value: PoolType; label: string }[] = [
-  { value: 'stateless-linked', label: 'Stateless, linked clones' },
+  { value: 'stateless-linked', label: 'Non-persistent, linked clones' },
   { value: 'persistent-linked', label: 'Persistent, linked clones' },
-  { value: 'stateless-full', label: 'Stateless, full clones' },
+  { value: 'stateless-full', label: 'Non-persistent, full clones' },
   { value: 'persistent-full', label: 'Persistent, full clones' },
   { value: 'generic', label: 'Generic (no VDI assumptions)' },
 ];

@@ -2,12 +2,13 @@ import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { Link } from 'react-router';
 import type { VCenter } from '../../api/types';
-import { useTestVCenter } from '../../api/vcenters';
 import { formatAddress, formatDate, formatDateTime } from '../../format';
 import { Thumbprint } from '../../components/Thumbprint';
+import { ConnectionState } from './ConnectionState';
+import { useConnectionState } from './connectionState';
 
 export function VCenterRow({ vcenter, onDelete }: { vcenter: VCenter; onDelete: () => void }) {
-  const test = useTestVCenter();
+  const state = useConnectionState(vcenter.id);
   return (
     <tr>
       <th scope="row" className="nowrap">
@@ -26,27 +27,11 @@ export function VCenterRow({ vcenter, onDelete }: { vcenter: VCenter; onDelete: 
         {formatDate(vcenter.created_at)}
       </td>
       <td aria-live="polite">
-        {test.isPending && <span className="muted">Testing…</span>}
-        {test.isSuccess && (
-          <span className="status status-ok">
-            <CdsIcon shape="check-circle" status="success" solid /> Connected
-          </span>
-        )}
-        {test.isSuccess && (
-          <div className="muted small">
-            {test.data.about.api_type === 'HostAgent' ? 'ESXi' : 'vCenter'} {test.data.about.version}
-          </div>
-        )}
-        {test.isError && (
-          <span className="status status-error" title={test.error.message}>
-            <CdsIcon shape="exclamation-circle" status="danger" solid /> {test.error.message}
-          </span>
-        )}
-        {test.isIdle && <span className="muted">Not tested</span>}
+        <ConnectionState id={vcenter.id} />
       </td>
       <td className="col-actions">
         <div className="row-actions">
-          <CdsButton size="sm" action="outline" onClick={() => test.mutate(vcenter.id)} disabled={test.isPending}>
+          <CdsButton size="sm" action="outline" onClick={() => void state.refetch()} disabled={state.isFetching} aria-label={`Test ${vcenter.name}`}>
             Test
           </CdsButton>
           <CdsButton size="sm" action="outline" status="danger" onClick={onDelete} aria-label={`Delete ${vcenter.name}`}>

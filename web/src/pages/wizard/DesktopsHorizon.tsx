@@ -16,7 +16,9 @@ export function DesktopsHorizon({ horizon, vcenterHost, errors, onChange }: Prop
   const set = (key: keyof Horizon) => (value: string) => horizon && onChange({ ...horizon, [key]: value });
   return (
     <fieldset className="wizard-fieldset">
-      <legend cds-text="subsection">Horizon</legend>
+      <legend cds-text="subsection" className="fieldset-title">
+        Horizon
+      </legend>
       <label className="checkbox-line">
         <input
           type="checkbox"

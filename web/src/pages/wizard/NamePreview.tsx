@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { desktopName } from './desktopsModel';
 
 /** The first and last desktop names the pattern gives, as the admin types (nothing shown while invalid). */
@@ -14,7 +15,7 @@ export function NamePreview({ naming, count, firstNumber }: { naming: string; co
               to <strong className="mono">{desktopName(naming, firstNumber + count - 1)}</strong>
             </>
           )}{' '}
-          ({count} desktop{count === 1 ? '' : 's'}).
+          ({count} desktop{count === 1 ? '' : 's'}). <Link to="/deploy/pooltype">Change the count in step 4</Link>
         </>
       ) : (
         <span className="muted">The preview of the names appears once the pattern has a run of &apos;#&apos; and the count is set.</span>

@@ -1,25 +1,42 @@
-import { type PoolType, useProfiles } from '../../api/storage';
-import { ErrorState } from '../../components/ErrorState';
-import { Loading } from '../../components/Loading';
+import type { Plan, Profile } from '../../api/storage';
 import { poolTypeLabel } from '../storage/poolTypes';
-import { ProfileTable } from '../storage/ProfileTable';
+import { allTuning } from './tuningFigures';
 
-/** The tuning profile of the chosen pool type: each dataset property and module choice with its why. */
-export function PoolTypeProfile({ poolType }: { poolType: PoolType }) {
-  const profiles = useProfiles();
-  if (profiles.isPending) return <Loading label="Reading the tuning profiles" />;
-  if (profiles.isError) {
-    return <ErrorState title="Could not read the tuning profiles" error={profiles.error} onRetry={() => void profiles.refetch()} />;
-  }
-  const profile = profiles.data.find((p) => p.name === poolType);
-  if (!profile) return <p className="muted">arcvsa has no tuning profile for {poolTypeLabel(poolType).toLowerCase()}.</p>;
+/** Every value the appliance is tuned with (module parameters, dataset properties), each once, on demand. */
+export function PoolTypeProfile({ plan, profile }: { plan: Plan; profile: Profile | undefined }) {
+  const rows = allTuning(plan, profile);
   return (
-    <section aria-labelledby="pooltype-profile-title" data-testid="pooltype-profile" data-profile={profile.name}>
-      <h3 id="pooltype-profile-title" cds-text="subsection">
-        Tuning profile: {poolTypeLabel(profile.name)}
-      </h3>
-      <p>{profile.description}</p>
-      <ProfileTable profile={profile} />
-    </section>
+    <details className="tuning-details" data-testid="pooltype-profile" data-profile={plan.pool_type}>
+      <summary>
+        All tuning values and why <span className="muted">({rows.length}, profile {poolTypeLabel(plan.pool_type).toLowerCase()})</span>
+      </summary>
+      {profile && <p className="muted">{profile.description}</p>}
+      <div className="table-wrap">
+        <table cds-table="border:outside border:row" className="data-table" data-testid="recommendations">
+          <caption className="sr-only">Every tuning value and why</caption>
+          <thead>
+            <tr>
+              <th scope="col">Setting</th>
+              <th scope="col">Value</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.key} data-testid="recommendation" data-name={r.zfs}>
+                <th scope="row">
+                  {r.label}
+                  <div>
+                    <code className="muted">{r.zfs}</code>
+                  </div>
+                </th>
+                <td className="nowrap">{r.value}</td>
+                <td>{r.why || <span className="muted">—</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </details>
   );
 }

@@ -11,7 +11,7 @@ export interface ReturnedError {
   message: string;
 }
 
-const POOL_TYPE_FIELDS = new Set(['pool.datastore', 'pool.persistence', 'pool.clone', 'pool.full_copy']);
+const POOL_TYPE_FIELDS = new Set(['pool.datastore', 'pool.persistence', 'pool.clone', 'pool.full_copy', 'pool.count']);
 
 /** The wizard step that asks for a plan field; null for the plan as a whole (Review shows it). */
 export function stepOfField(apiField: string): StepId | null {

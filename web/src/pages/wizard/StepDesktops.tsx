@@ -15,7 +15,7 @@ import './Deploy.css';
 
 const num = (value: number) => (Number.isFinite(value) ? String(value) : '');
 
-/** Step 5: the pool's name, size, naming pattern, golden image, sizing, customization and Horizon. */
+/** Step 5: the pool's name, naming pattern, golden image, sizing, customization and Horizon (the count: step 4). */
 export function StepDesktops({ draft, update, next, back }: StepProps) {
   const inventory = useInventory(draft.vcenterId ?? 0);
   const vcenters = useVCenters();
@@ -59,7 +59,8 @@ export function StepDesktops({ draft, update, next, back }: StepProps) {
       {apiError && !apiField && <FormAlert>{apiError.message}</FormAlert>}
       <div className="form-row">
         <TextField label="Deployment name" name="name" value={d.name} hint="Lower case; recorded on every object it creates, and the pool's name" error={errors.name} onChange={(name) => set({ name })} autoFocus />
-        <TextField label="Desktops" name="count" type="number" width="short" value={num(d.count)} error={errors.count} onChange={(v) => set({ count: v === '' ? NaN : Number(v) })} />
+        {/* Step 4 asks the count (the appliances are sized for it): shown here, beside the names it gives. */}
+        <TextField label="Desktops" name="count" type="number" width="short" value={num(d.count)} readOnly hint="Set in step 4" error={errors.count} onChange={() => undefined} />
       </div>
       <div className="form-row">
         <TextField label="Naming pattern" name="naming" value={d.naming} hint="The run of '#' is the desktop number, zero-padded" error={errors.naming} onChange={(naming) => set({ naming })} />

@@ -7,17 +7,24 @@ import { ProtocolField } from '../storage/ProtocolField';
 import type { Draft, StepProps } from './draft';
 import { useRefusal } from './placementRefusal';
 import { PoolTypeChoice } from './PoolTypeChoice';
-import { poolTypeOf, sizingInput, validatePoolType } from './poolTypeModel';
-import { PoolTypeProfile } from './PoolTypeProfile';
+import { sizingInput, validatePoolType } from './poolTypeModel';
 import { PoolTypeRecommendations } from './PoolTypeRecommendations';
+import { useReturnedError } from './ReviewErrors';
+import { poolLayout } from './tuningFigures';
 
 // Only the calculator uses the golden image's size (step 5 picks the golden VM itself): kept apart from the draft.
 const GOLDEN_KEY = 'arcvsa.wizard.goldenGib';
 
-/** Step 4: the pool type, the NFS datastore, and what the tuning will be, with the calculator's reasons. */
+/**
+ * Step 4: the pool type, the NFS datastore, how many desktops (this step asks it: the sizing follows it;
+ * step 5 names them and shows the count), and what each appliance will be, with the calculator's reasons.
+ */
 export function StepPoolType({ draft, update, next, back }: StepProps) {
   const inventory = useInventory(draft.vcenterId ?? 0);
   const { errors, refuse, clear } = useRefusal();
+  // The api's refusal of the count (the cluster's room), sent back from Review: shown at the field until it changes.
+  const returned = useReturnedError();
+  const [countRefused, setCountRefused] = useState(returned?.field === 'pool.count' ? returned.message : undefined);
   const [goldenGib, setGoldenGib] = useState(() => localStorage.getItem(GOLDEN_KEY) ?? '40');
   const storage = draft.storage;
   const setStorage = (change: Partial<Draft['storage']>) => update((d) => ({ ...d, storage: { ...d.storage, ...change } }));
@@ -48,10 +55,11 @@ export function StepPoolType({ draft, update, next, back }: StepProps) {
             name="count"
             type="number"
             value={draft.desktops.count ? String(draft.desktops.count) : ''}
-            hint="In the whole pool (step 5 sets it too)."
-            error={errors.count}
+            hint="Spread over the appliances; the sizing below follows it."
+            error={errors.count ?? countRefused}
             onChange={(value) => {
               clear('count');
+              setCountRefused(undefined);
               update((d) => ({ ...d, desktops: { ...d.desktops, count: value === '' ? 0 : Number(value) } }));
             }}
           />
@@ -70,8 +78,7 @@ export function StepPoolType({ draft, update, next, back }: StepProps) {
           />
         </div>
       </div>
-      <PoolTypeProfile poolType={poolTypeOf(storage)} />
-      <PoolTypeRecommendations input={sizingInput(draft, goldenGib)} />
+      <PoolTypeRecommendations input={sizingInput(draft, goldenGib)} layout={poolLayout(draft)} />
       <div className="form-actions">
         <CdsButton action="outline" onClick={back}>
           Back

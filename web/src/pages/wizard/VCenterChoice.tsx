@@ -1,6 +1,7 @@
 import type { VCenter } from '../../api/types';
 import { Thumbprint } from '../../components/Thumbprint';
 import { formatAddress } from '../../format';
+import { ConnectionState } from '../vcenters/ConnectionState';
 
 interface Props {
   vcenters: readonly VCenter[];
@@ -9,7 +10,7 @@ interface Props {
   onChoose: (id: number) => void;
 }
 
-/** The saved vCenter connections as radio buttons, each with its address and pinned thumbprint. */
+/** The saved vCenter connections as radio buttons, each with its address, pinned thumbprint and state now. */
 export function VCenterChoice({ vcenters, chosen, error, onChoose }: Props) {
   const messageId = 'vcenter-choice-message';
   return (
@@ -37,6 +38,9 @@ export function VCenterChoice({ vcenters, chosen, error, onChoose }: Props) {
             ) : (
               <span className="muted"> · certificate trusted by a CA</span>
             )}
+            <span className="vcenter-choice-state">
+              <ConnectionState id={vc.id} compact />
+            </span>
           </span>
         </label>
       ))}

@@ -80,8 +80,9 @@ export function validateDesktops(d: Desktops, taken: ReadonlySet<string>): Deskt
   const name = required(d.name, 'the deployment a name', OWNER_ID, "Lower-case letters, digits, '.', '_' and '-'; start with a letter or digit.");
   if (name) errors.name = name;
   else if (d.name.length > 64) errors.name = 'At most 64 characters.';
-  if (!Number.isInteger(d.count) || d.count < 1) errors.count = 'Give how many desktops: at least 1.';
-  else if (d.count > MAX_DESKTOPS) errors.count = `At most ${MAX_DESKTOPS} desktops in one pool.`;
+  // The count is asked in step 4 (the sizing follows it); this step shows it, so its message says where to change it.
+  if (!Number.isInteger(d.count) || d.count < 1) errors.count = 'Set how many desktops in step 4: at least 1.';
+  else if (d.count > MAX_DESKTOPS) errors.count = `At most ${MAX_DESKTOPS} desktops in one pool: change it in step 4.`;
   if (!Number.isInteger(d.firstNumber) || d.firstNumber < 0) errors.firstNumber = 'A whole number, 0 or more.';
   const naming = validNaming(d.naming, d);
   if (naming) errors.naming = naming;

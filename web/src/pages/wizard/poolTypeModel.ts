@@ -1,9 +1,10 @@
 // Step 4: the desktop pool's type, its NFS datastore, and what the sizing calculator is fed.
 import type { PoolType, SizingInput } from '../../api/storage';
 import type { Inventory } from '../../api/types';
-import { SIZES, ssdGib } from './backendModel';
+import { SIZES } from './backendModel';
 import { MAX_DESKTOPS } from './desktopsModel';
 import type { Draft } from './draft';
+import { poolLayout } from './tuningFigures';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]*$/;
 // provisioning/plan.py DeploymentPlan: /<pool>/<dataset>, the appliances build both
@@ -51,9 +52,9 @@ export function sizingInput(draft: Draft, goldenGib: string): SizingInput | null
     desktop_gib: DESKTOP_DELTA_GIB,
     golden_gib: golden,
     ram_gib: ramGib,
-    // The SLOG and L2ARC SSDs chosen in step 3 for the first appliance (0 without)
-    l2arc_ssd_gib: ssdGib(draft).l2arc,
-    slog_ssd_gib: ssdGib(draft).slog,
+    // The SLOG and L2ARC SSDs chosen in step 3 for the first appliance (0 without): the figures step 4 shows
+    l2arc_ssd_gib: poolLayout(draft).cacheGib,
+    slog_ssd_gib: poolLayout(draft).logGib,
     write_mib_s: 20,
     compression_ratio: 1.7,
   };
