@@ -42,6 +42,7 @@ from api.tuning import routes as tuning_routes
 from api.upgrades import routes as upgrade_routes
 from api.users import routes as user_routes
 from api.vcenters import routes as vcenter_routes
+from api.wizard import routes as wizard_routes
 from appliance.control.cgroup import Leaf
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, SubprocessRunner
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None, refreshes: Leaf | None = None) 
     app.include_router(tuning_routes.router, dependencies=guarded)
     app.include_router(calibration_routes.router, dependencies=guarded)
     app.include_router(deployment_routes.router, dependencies=guarded)
+    app.include_router(wizard_routes.router, dependencies=guarded)
     app.include_router(fleet_routes.router, dependencies=guarded)
     app.include_router(job_routes.router, dependencies=guarded)
     app.include_router(user_routes.router, dependencies=guarded)

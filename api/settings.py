@@ -62,6 +62,15 @@ class Settings(BaseSettings):
     metrics_keep: int = Field(
         default=8640, ge=2, description="Metric samples kept; older ones are pruned (8640 = 24 h at 10 s)"
     )
+    ova_dir: Path | None = Field(
+        default=None,
+        description="Folder of arcvsa OVAs the deployment wizard offers (none: the admin types a path)",
+    )
+    stand_in_file: Path | None = Field(
+        default=None,
+        description="JSON file naming lab appliances that play the appliance VMs a simulated vCenter cannot "
+        "run (the demo writes it); none in production",
+    )
 
     @cached_property
     def database_url(self) -> str:

@@ -19,7 +19,13 @@ class ApiServer:
     """`python -m api` on 127.0.0.1:port with its own data dir; stopped (and reaped) on exit."""
 
     def __init__(
-        self, data_dir: Path, admin_password: str, *, port: int = 0, web_dist: Path | None = None
+        self,
+        data_dir: Path,
+        admin_password: str,
+        *,
+        port: int = 0,
+        web_dist: Path | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.data_dir = data_dir
         self.port = port or free_port()
@@ -31,6 +37,7 @@ class ApiServer:
         }
         if web_dist:
             self._env["ARCVSA_WEB_DIST"] = str(web_dist)
+        self._env.update(env or {})
         self._proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 60) -> ApiServer:

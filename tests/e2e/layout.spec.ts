@@ -121,6 +121,10 @@ async function check(page: Page, name: string, opts: { axe?: boolean } = {}) {
   const found = await page.evaluate(overlapsInPage);
   for (const f of found) problems.push(`${name}: ${f}`);
   expect.soft(found, `headings over fields on ${name}`).toEqual([]);
+  // A table wider than the window scrolls in its own box: the page itself never scrolls sideways.
+  const [scrollWidth, clientWidth] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  if (scrollWidth > clientWidth) problems.push(`${name}: the page is ${scrollWidth} px wide in a ${clientWidth} px window`);
+  expect.soft(scrollWidth, `page wider than the window on ${name}`).toBeLessThanOrEqual(clientWidth);
   const file = name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'root';
   await page.screenshot({ path: test.info().outputPath(`${file}.png`), fullPage: true });
   if (opts.axe) {

@@ -5,6 +5,7 @@ The journey itself is in tests/e2e/*.spec.ts; this starts the stack it needs and
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -22,14 +23,25 @@ WEB = ROOT / "web"
 PASSWORD = "e2e-admin-password"
 
 
-def _playwright(spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: dict[str, str]) -> int:
-    """Run one spec against a fresh api serving web/dist; each spec keeps its own output folder."""
+def _playwright(
+    spec: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: dict[str, str],
+    *,
+    role: str | None = None,
+) -> int:
+    """Run one spec against a fresh api serving web/dist; each spec keeps its own output folder.
+
+    ``role``: first boot's role for that api (appliance.json). None: this machine as it is, no appliance,
+    so the api shows no storage of its own (the manager); "storage": an appliance whose storage pages
+    show (its tools, missing here, answer with their own errors)."""
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
     npx = shutil.which("npx")
     assert npx, "npx is missing"
     output = WEB / "test-results" / spec.removesuffix(".spec.ts")
-    with ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as api:
+    with ApiServer(tmp_path / "data", PASSWORD, web_dist=dist, env=_role_env(tmp_path, role)) as api:
         env = {
             **os.environ,
             "ARCVSA_URL": api.url,
@@ -42,6 +54,15 @@ def _playwright(spec: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], e
             argv = [npx, "--no-install", "playwright", "test", spec, "--reporter=list", f"--output={output}"]
             run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
     return run.returncode
+
+
+def _role_env(tmp_path: Path, role: str | None) -> dict[str, str]:
+    """ARCVSA_ETC_DIR with an appliance.json naming ``role`` (never this machine's /etc/arcvsa)."""
+    etc = tmp_path / "etc"
+    etc.mkdir(parents=True, exist_ok=True)
+    if role is not None:
+        (etc / "appliance.json").write_text(json.dumps({"role": role, "nfs_backend": "ganesha"}))
+    return {"ARCVSA_ETC_DIR": str(etc)}
 
 
 def _vcsim_env(vcsim: Any) -> dict[str, str]:
@@ -66,7 +87,7 @@ def test_login_add_vcenter_and_see_its_hosts(
 def test_storage_pages_without_an_appliance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """storage.spec.ts against an api on this machine, which has no ZFS: errors and empty states must be honest."""
     # The lab mode runs from make lab-test against the appliance (tests/e2e/README.md).
-    code = _playwright("storage.spec.ts", tmp_path, capsys, {"ARCVSA_STORAGE_LAB": "0"})
+    code = _playwright("storage.spec.ts", tmp_path, capsys, {"ARCVSA_STORAGE_LAB": "0"}, role="storage")
     assert code == 0, "the Playwright storage pages failed (their output is above)"
 
 
@@ -76,7 +97,7 @@ def test_calibration_page_without_an_appliance(tmp_path: Path, capsys: pytest.Ca
     from fixtures.appliance import calibration_flows
 
     calibration_flows.seed(tmp_path / "data")
-    code = _playwright("calibration.spec.ts", tmp_path, capsys, {})
+    code = _playwright("calibration.spec.ts", tmp_path, capsys, {}, role="storage")
     assert code == 0, "the Playwright calibration page failed (its output is above)"
 
 
@@ -221,8 +242,28 @@ def test_every_page_has_no_critical_accessibility_violation(
 ) -> None:
     """a11y.spec.ts: axe-core on every page (the inventory and every wizard step with vcsim connected)."""
     vc = _vcsim_env(vcsim)
-    code = _playwright("a11y.spec.ts", tmp_path, capsys, vc)
+    code = _playwright("a11y.spec.ts", tmp_path, capsys, vc, role="storage")
     assert code == 0, "axe-core found critical accessibility violations (listed above)"
+
+
+def test_no_heading_overlaps_a_field(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """layout.spec.ts: on every page, wizard step and opened form, no heading or label lies over a control.
+
+    The api plays a storage appliance (first boot's role) so the storage pages show their forms rather than
+    the manager's "no storage here"; Calibration shows the lab recording's stored runs."""
+    import json
+
+    from fixtures.appliance import calibration_flows
+
+    calibration_flows.seed(tmp_path / "data")
+    etc = tmp_path / "etc"
+    etc.mkdir()
+    (etc / "appliance.json").write_text(json.dumps({"role": "storage"}))
+    monkeypatch.setenv("ARCVSA_ETC_DIR", str(etc))  # the api process inherits it (lab.stack.ApiServer)
+    code = _playwright("layout.spec.ts", tmp_path, capsys, _vcsim_env(vcsim), role="storage")
+    assert code == 0, "a heading or label overlaps a form control (the pairs are listed above)"
 
 
 def test_settings_users_passwords_and_certificate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -296,3 +337,150 @@ def test_upgrades_section(
     }
     code = _playwright("upgrades.spec.ts", tmp_path, capsys, extra)
     assert code == 0, "the Playwright upgrades section failed (its output is above)"
+
+
+def test_placement_admission_and_nfs_addresses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """placement.spec.ts on a vcsim of its own, with one more host added to the cluster by its address (vcsim
+    gives such a host's vmk0 that address): the admission refusal on the hosts field, the only datacenter and
+    cluster preselected, and the hosts' VMkernel addresses offered on the NFS export form."""
+    from pyVmomi import vim
+
+    from lab.vcsim import CLUSTER, DATACENTER, Vcsim, wait_for_task
+    from provisioning.session import connect
+
+    added = "10.10.0.31"
+    with Vcsim() as sim:
+        with connect(
+            sim.host, sim.port, sim.username, sim.password, thumbprint_sha256=sim.thumbprint_sha256
+        ) as si:
+            index = si.RetrieveContent().searchIndex
+            assert index is not None
+            cluster = index.FindByInventoryPath(f"{DATACENTER}/host/{CLUSTER}")
+            assert isinstance(cluster, vim.ClusterComputeResource)
+            spec = vim.host.ConnectSpec(hostName=added, userName="root", password="lab", force=True)
+            wait_for_task(si, cluster.AddHost_Task(spec=spec, asConnected=True), 30)
+        code = _playwright(
+            "placement.spec.ts",
+            tmp_path,
+            capsys,
+            {**_vcsim_env(sim), "VCSIM_ADDED_HOST": added},
+            role="storage",
+        )
+    assert code == 0, "the Playwright placement journey failed (its output is above)"
+
+
+def test_the_manager_has_no_storage_pages_and_two_instances_keep_their_sessions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """manager.spec.ts on the fleet manager (role manager): no Storage group, explained storage pages,
+    the alerts poll answered 200; and a second api on another port of this host, each keeping its login."""
+    other_password = "e2e-other-admin-password"
+    with ApiServer(
+        tmp_path / "other",
+        other_password,
+        web_dist=WEB / "dist",
+        env=_role_env(tmp_path / "other", "storage"),
+    ) as other:
+        extra = {"ARCVSA_OTHER_URL": other.url, "ARCVSA_OTHER_PASSWORD": other_password}
+        code = _playwright("manager.spec.ts", tmp_path, capsys, extra, role="manager")
+    assert code == 0, "the Playwright manager journey failed (its output is above)"
+
+
+def test_destroy_frees_the_disks_and_a_disk_is_wiped_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """disks.spec.ts on an appliance's pages, the Disks and Pools reads answered from the api_wipe recording."""
+    code = _playwright("disks.spec.ts", tmp_path, capsys, {}, role="storage")
+    assert code == 0, "the Playwright disks journey failed (its output is above)"
+
+
+def test_two_deployments_run_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """deployments-at-once.spec.ts: the wizard starts one stored plan, offers a new deployment while it runs,
+    then plans and starts another; both jobs progress at once (tests/e2e/jobs_harness.py stores the plans)."""
+    from e2e.jobs_harness import run_spec, two_pools
+
+    code = run_spec("deployments-at-once.spec.ts", tmp_path, capsys, two_pools)
+    assert code == 0, "the Playwright deployments-at-once journey failed (its output is above)"
+
+
+def test_a_job_asks_for_the_password_it_needs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """job-passwords.spec.ts: a failed apply's resume asks for the appliances' admin password in an empty
+    field, every time; in the wizard its Deploy, Resume and destroy too (tests/e2e/jobs_harness.py)."""
+    from e2e.jobs_harness import failed_fleet, run_spec
+
+    code = run_spec("job-passwords.spec.ts", tmp_path, capsys, failed_fleet)
+    assert code == 0, "the Playwright job-passwords journey failed (its output is above)"
+
+
+def test_deploy_faults_fail_fast_and_cancel_within_seconds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """deploy-faults.spec.ts: on the Deploy step, an appliance whose address answers HTTP 404 fails within a
+    minute with its reason, and a cancel takes effect within 10 s in the OVA upload (vCenter reached through
+    a relay that slows what is sent), in the health wait and in a minute-long vCenter task (a vcsim whose
+    ReconfigVm, the disks' attach, takes 60 s). Stored through the api (tests/support/deploy_faults.py)."""
+    from support.api import ADMIN_PASSWORD
+    from support.api_server import client
+    from support.delayed_vcsim import DelayedVcsim
+    from support.deploy_faults import add_vcenter, place_appliance_vm, store_deployment
+    from support.ova import make_ova
+    from support.slow_proxy import SlowProxy
+    from support.tls_servers import Server, Silent, certificate, json_answer
+
+    from lab.vcsim import Vcsim
+
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    npx = shutil.which("npx")
+    assert npx, "npx is missing"
+    ova = make_ova(tmp_path)
+    (tmp_path / "big").mkdir()
+    big_ova = make_ova(tmp_path / "big", os.urandom(8 * 1024**2))
+    cert, key, _ = certificate(tmp_path / "other", "www.example.org", "Example Corp")
+    with (
+        Vcsim() as sim,
+        Vcsim() as other_sim,
+        DelayedVcsim({"ReconfigVm": 60_000}) as slow,
+        Vcsim() as far,
+        SlowProxy((far.host, far.port), rate=256 * 1024) as relay,
+        Server(json_answer(404, {"detail": "Not Found"}), tls=(cert, key)) as other,
+        Silent() as booting,
+        ApiServer(tmp_path / "data", ADMIN_PASSWORD, web_dist=dist) as server,
+    ):
+        # one vCenter each: the wizard names the appliance on a deployment's first host arcvsa-01
+        cases = [  # deployment, its api address, vCenter
+            ("wrong-address", other.endpoint, sim),
+            ("still-booting", booting.endpoint, other_sim),
+            ("slow-disks", booting.endpoint, slow),
+        ]
+        api = client(server)
+        for name, endpoint, vc in cases:
+            assert vc.workdir is not None
+            (vc.workdir / "arcvsa-vdi").mkdir()
+            place_appliance_vm(vc, ova, "arcvsa-01", name)
+            vcenter_id = add_vcenter(api, vc, f"vc-{name}")
+            store_deployment(api, vcenter_id, name, "arcvsa-01", ova, endpoint, "arcvsa-vdi")
+        # no VM yet: the OVA is uploaded, slowly (8 MiB at 256 KiB/s)
+        assert far.workdir is not None
+        (far.workdir / "arcvsa-vdi").mkdir()
+        body = {"name": "vc-slow-upload", "host": far.host, "port": relay.port, "username": far.username,
+                "password": far.password, "thumbprint_sha256": far.thumbprint_sha256}  # fmt: skip
+        made = api.post("/api/vcenters", json=body)
+        assert made.status_code == 201, made.text
+        store_deployment(
+            api, made.json()["id"], "slow-upload", "arcvsa-01", big_ova, booting.endpoint, "arcvsa-vdi"
+        )
+        api.close()
+        env = {
+            **os.environ,
+            "ARCVSA_URL": server.url,
+            "ARCVSA_ADMIN_USER": "admin",
+            "ARCVSA_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            "ARCVSA_E2E_APPLIANCE_PASSWORD": "appliance-admin-pw",
+        }
+        output = WEB / "test-results" / "deploy-faults"
+        with capsys.disabled():
+            argv = [npx, "--no-install", "playwright", "test", "deploy-faults.spec.ts", "--reporter=list",
+                    f"--output={output}"]  # fmt: skip
+            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
+    assert run.returncode == 0, "the Playwright deploy faults failed (their output is above)"

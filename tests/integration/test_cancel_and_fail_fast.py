@@ -9,6 +9,7 @@ be; a port that refuses. Every figure printed is measured from the cancel (or th
 from __future__ import annotations
 
 import functools
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -18,7 +19,6 @@ from typing import Any
 import pytest
 from support.delayed_vcsim import DelayedVcsim
 from support.ova import make_ova
-from support.random_ova import random_ova
 from support.slow_proxy import SlowProxy
 from support.tls_servers import Server, Silent, certificate, closed_port, json_answer
 
@@ -49,7 +49,7 @@ def proxy(site: Vcsim) -> Iterator[SlowProxy]:
 @pytest.fixture(scope="module")
 def big_ova(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """8 MiB of random data on its disk: its upload takes about 30 s over the slowed relay."""
-    return random_ova(tmp_path_factory.mktemp("ova"))
+    return make_ova(tmp_path_factory.mktemp("ova"), os.urandom(8 * 1024**2))
 
 
 @pytest.fixture(scope="module")

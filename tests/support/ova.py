@@ -11,11 +11,13 @@ from ovf.build_manifest import BuildManifest
 from ovf.ova import pack_ova, verify_ova
 
 
-def make_ova(folder: Path) -> Path:
+def make_ova(folder: Path, data: bytes | None = None) -> Path:
+    """`data` at the start of the disk: 1 MiB that compresses by default; random data makes an OVA whose
+    upload takes a while over a slowed link (tests/support/slow_proxy.py), long enough to act during it."""
     raw = folder / "disk.raw"
     with raw.open("wb") as fh:
         fh.truncate(32 * 1024**2)
-        fh.write(hashlib.sha256(b"boot").digest() * 32768)
+        fh.write(hashlib.sha256(b"boot").digest() * 32768 if data is None else data)
     qcow2 = folder / "arcvsa-9.9.9.qcow2"
     subprocess.run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(qcow2)], check=True, timeout=60)  # noqa: S607
     build = BuildManifest(

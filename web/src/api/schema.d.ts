@@ -13,7 +13,8 @@ export interface paths {
         };
         /**
          * List Alerts
-         * @description Every alert now, critical first; empty when all is well.
+         * @description Every alert now, critical first; empty when all is well. Where this machine has no storage of its
+         *     own (the fleet manager) only its own certificate can raise one: no pool or NFS check runs there.
          */
         get: operations["list_alerts_api_alerts_get"];
         put?: never;
@@ -321,7 +322,8 @@ export interface paths {
         put?: never;
         /**
          * Apply Deployment
-         * @description Start a job that makes what is missing; follow it under /api/jobs.
+         * @description Start a job that makes what is missing; follow it under /api/jobs. A plan with appliances needs their
+         *     admin password (and one with Horizon its password) in this request: 422 secret_required names it.
          */
         post: operations["apply_deployment_api_deployments__deployment_id__apply_post"];
         delete?: never;
@@ -341,7 +343,8 @@ export interface paths {
         put?: never;
         /**
          * Destroy Deployment
-         * @description Start a job that removes every object this deployment made, and nothing else.
+         * @description Start a job that removes every object this deployment made, and nothing else. Removing a Horizon pool
+         *     or ZFS clones needs that password in this request (422 secret_required names it).
          */
         post: operations["destroy_deployment_api_deployments__deployment_id__destroy_post"];
         delete?: never;
@@ -461,7 +464,8 @@ export interface paths {
         put?: never;
         /**
          * Cancel Job
-         * @description Stop starting new tasks; those in flight finish. What was made stays owned by the deployment.
+         * @description Stop the job within seconds, whatever it waits for; vCenter finishes the tasks it has in flight.
+         *     What was made stays owned by the deployment: resume goes on from there.
          */
         post: operations["cancel_job_api_jobs__job_id__cancel_post"];
         delete?: never;
@@ -501,7 +505,8 @@ export interface paths {
         put?: never;
         /**
          * Resume Job
-         * @description Run a failed or cancelled job again: it does only what is still missing.
+         * @description Run a failed or cancelled job again: it does only what is still missing. The secrets it needs come
+         *     with this request, never from its earlier run (422 secret_required names the one missing).
          */
         post: operations["resume_job_api_jobs__job_id__resume_post"];
         delete?: never;
@@ -769,6 +774,30 @@ export interface paths {
         get: operations["list_disks_api_storage_disks_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/disks/wipe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wipe Disk
+         * @description Clear a disk's ZFS labels and partition table (an exported or another system's pool, a file system)
+         *     so a pool can use it without force. ``confirm`` is the disk's name typed out (the last part of its path).
+         *
+         *     Refused: a wrong confirmation (422, before any tool runs), an unknown disk (404), the system's disk
+         *     (422), a mounted disk or one an imported pool uses (409, naming the pool).
+         */
+        post: operations["wipe_disk_api_storage_disks_wipe_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1049,6 +1078,9 @@ export interface paths {
         /**
          * Destroy Pool
          * @description Destroy a pool and everything on it; 409 while an NFS export serves one of its datasets.
+         *
+         *     ``free_disks``: also clear the ZFS labels and partition tables of the disks it used, so the next pool
+         *     takes them without force (the web's destroy does; without it they keep the destroyed pool's label).
          */
         delete: operations["destroy_pool_api_storage_pools__name__delete"];
         options?: never;
@@ -1190,6 +1222,27 @@ export interface paths {
          * @description Start a scrub; it runs in the background and its progress is in the pool's scan.
          */
         post: operations["scrub_pool_api_storage_pools__name__scrub_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/presence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Storage Presence
+         * @description Whether this machine has storage of its own (an appliance) or not (the fleet manager), and why:
+         *     where it has none, every other route here answers 404 ``no_local_storage`` with the same words.
+         */
+        get: operations["storage_presence_api_storage_presence_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1557,6 +1610,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/vcenters/{vcenter_id}/nfs-clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Nfs Clients
+         * @description The connected ESXi hosts with the VMkernel addresses an NFS export for them should allow.
+         */
+        get: operations["nfs_clients_api_vcenters__vcenter_id__nfs_clients_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/vcenters/{vcenter_id}/test": {
         parameters: {
             query?: never;
@@ -1571,6 +1644,26 @@ export interface paths {
          * @description Log in with the stored credentials and read what the endpoint is.
          */
         post: operations["test_vcenter_api_vcenters__vcenter_id__test_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/wizard/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Offers
+         * @description The OVAs found on this machine and the lab appliances standing in for appliance VMs.
+         */
+        get: operations["offers_api_wizard_offers_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1638,10 +1731,10 @@ export interface components {
             name: string;
             /**
              * Op
-             * @description What apply does
+             * @description What apply does; 'move' is a vMotion to the planned host; 'orphan' is only reported: an object this deployment made that the plan no longer names, which destroy removes
              * @enum {string}
              */
-            op: "create" | "delete" | "replace" | "power_on";
+            op: "create" | "delete" | "replace" | "power_on" | "move" | "orphan";
         };
         /**
          * Alert
@@ -2461,7 +2554,7 @@ export interface components {
         };
         /** DeploymentCreate */
         DeploymentCreate: {
-            /** @description What to deploy; its name is the deployment's id in vCenter */
+            /** @description What to deploy; its name is the deployment's id in vCenter. Secrets given here are kept sealed for the Appliances page only: a job takes its secrets from its own request (JobSecrets) */
             plan: components["schemas"]["DeploymentPlan"];
             /**
              * Vcenter Id
@@ -2631,6 +2724,12 @@ export interface components {
              */
             model: string | null;
             /**
+             * Mounted
+             * @description the disk or one of its partitions is mounted
+             * @default false
+             */
+            mounted: boolean;
+            /**
              * Path
              * @description stable path: /dev/disk/by-id/<id> when there is one
              */
@@ -2670,6 +2769,27 @@ export interface components {
              * @description World Wide Name
              */
             wwn: string | null;
+            /**
+             * Zfs Labels
+             * @description the disk or its partitions that carry a ZFS label (what a wipe clears first)
+             */
+            zfs_labels?: string[];
+        };
+        /**
+         * DiskWipe
+         * @description A disk to clear of old labels; its name typed out confirms it (its contents are lost).
+         */
+        DiskWipe: {
+            /**
+             * Confirm
+             * @description the disk's name typed out: the last part of its path
+             */
+            confirm: string;
+            /**
+             * Path
+             * @description the disk's path as GET /api/storage/disks gives it
+             */
+            path: string;
         };
         /** ErrorBody */
         ErrorBody: {
@@ -3170,6 +3290,11 @@ export interface components {
              * @description ESXi version
              */
             version: string;
+            /**
+             * Vmkernel
+             * @description Its VMkernel NICs, by device name, with their service tags
+             */
+            vmkernel?: components["schemas"]["VmkernelNic"][];
         };
         /**
          * ImportableDevice
@@ -3385,6 +3510,22 @@ export interface components {
              * @description Objects this run handles
              */
             total: number;
+        };
+        /**
+         * JobSecrets
+         * @description The secrets one job needs, given with the request that starts it; they live as long as the job.
+         */
+        JobSecrets: {
+            /**
+             * Admin Password
+             * @description The appliances' admin password: needed to apply a plan with a fleet, and to destroy ZFS clones through an appliance
+             */
+            admin_password?: string | null;
+            /**
+             * Horizon Password
+             * @description The Horizon administrator's password: needed when the plan has a Horizon pool
+             */
+            horizon_password?: string | null;
         };
         /**
          * Layout
@@ -3692,6 +3833,37 @@ export interface components {
              */
             name: string;
         };
+        /**
+         * NfsClientHost
+         * @description An ESXi host and the VMkernel addresses an NFS export for it should allow.
+         */
+        NfsClientHost: {
+            /**
+             * Addresses
+             * @description IPv4 addresses of its management-tagged or untagged VMkernel NICs: the export's clients
+             */
+            addresses: string[];
+            /**
+             * Cluster
+             * @description Its cluster's name; null for a standalone host
+             */
+            cluster: string | null;
+            /**
+             * Datacenter
+             * @description Its datacenter's name
+             */
+            datacenter: string;
+            /**
+             * Host
+             * @description Host name as vCenter knows it
+             */
+            host: string;
+            /**
+             * Vmkernel
+             * @description Every VMkernel NIC of the host, with its service tags
+             */
+            vmkernel: components["schemas"]["VmkernelNic"][];
+        };
         /** NfsDatastore */
         NfsDatastore: {
             /**
@@ -3791,6 +3963,53 @@ export interface components {
             smtp_password?: string | null;
             /** @description remote syslog */
             syslog: components["schemas"]["SyslogSettings"];
+        };
+        /** Offers */
+        Offers: {
+            /**
+             * Ovas
+             * @description OVA files in settings.ova_dir, newest first (empty: none, or no folder set)
+             */
+            ovas: components["schemas"]["OvaFile"][];
+            /**
+             * Stand Ins
+             * @description Lab appliances that play the appliance VMs a simulated vCenter cannot run: the first chosen host's appliance is reached at the first one's api and builds its pool on its disks, and so on. Empty outside the demo and the lab.
+             */
+            stand_ins: components["schemas"]["StandIn"][];
+            /**
+             * Stand Ins Pending
+             * @description A stand-in is configured but its appliance has not answered yet (the demo is still booting it)
+             */
+            stand_ins_pending: boolean;
+            /**
+             * Stand Ins Refused
+             * @description Why the configured stand-in file was not read (it is not a stand-in file)
+             */
+            stand_ins_refused?: string | null;
+        };
+        /** OvaFile */
+        OvaFile: {
+            /**
+             * Modified At
+             * Format: date-time
+             * @description When it was written (the newest is offered first)
+             */
+            modified_at: string;
+            /**
+             * Name
+             * @description Its file name
+             */
+            name: string;
+            /**
+             * Path
+             * @description Full path of the OVA on the machine running arcvsa
+             */
+            path: string;
+            /**
+             * Size Bytes
+             * @description Its size
+             */
+            size_bytes: number;
         };
         /** OwnedDesktop */
         OwnedDesktop: {
@@ -4751,6 +4970,64 @@ export interface components {
              */
             name: string;
         };
+        /** StandIn */
+        StandIn: {
+            /**
+             * Disks
+             * @description Its disks, SAN LUNs first
+             */
+            disks: components["schemas"]["StandInDisk"][];
+            /**
+             * Endpoint
+             * @description host:port where arcvsa reaches the stand-in's api
+             */
+            endpoint: string;
+            /**
+             * Name
+             * @description What it is, as the demo calls it
+             */
+            name: string;
+        };
+        /** StandInDisk */
+        StandInDisk: {
+            /**
+             * Guest Path
+             * @description The disk's /dev/disk/by-id path inside the stand-in appliance
+             */
+            guest_path: string;
+            /**
+             * Role
+             * @description Its part in the pool: a SAN LUN, SLOG or L2ARC
+             * @enum {string}
+             */
+            role: "data" | "log" | "cache";
+            /**
+             * Size Bytes
+             * @description Its size
+             */
+            size_bytes: number;
+        };
+        /**
+         * StoragePresence
+         * @description What this api can show of its own storage.
+         */
+        StoragePresence: {
+            /**
+             * Present
+             * @description this machine has disks and pools the storage pages can show
+             */
+            present: boolean;
+            /**
+             * Reason
+             * @description why there is no storage here, in words; none when there is
+             */
+            reason: string | null;
+            /**
+             * Role
+             * @description first boot's role (appliance.json); none on a machine that is not an appliance
+             */
+            role: ("manager" | "storage") | null;
+        };
         /**
          * Summary
          * @description The latest sample: a card per export and the ARC figures.
@@ -5237,6 +5514,37 @@ export interface components {
              * @description Whether the VM is a template
              */
             template: boolean;
+        };
+        /**
+         * VmkernelNic
+         * @description A host's VMkernel NIC (vmk): the address the host's own traffic, NFS mounts among it, comes from.
+         */
+        VmkernelNic: {
+            /**
+             * Address
+             * @description Its IPv4 address; empty when it has none (IPv6 only, or DHCP not bound)
+             */
+            address: string;
+            /**
+             * Device
+             * @description ESXi's name of the NIC, e.g. 'vmk1'
+             */
+            device: string;
+            /**
+             * Nfs
+             * @description Whether an NFS export should allow it: an IPv4 NIC that is management-tagged or carries no service tag (ESXi mounts NFS from such a port); vMotion-, vSAN- or FT-only NICs are not
+             */
+            nfs: boolean;
+            /**
+             * Portgroup
+             * @description The port group it is on (empty on a distributed switch)
+             */
+            portgroup: string;
+            /**
+             * Services
+             * @description The services tagged on it (HostVirtualNicManager nicType: 'management', 'vmotion', 'vsan'...); empty for a plain VMkernel port such as a storage network's
+             */
+            services: string[];
         };
         /**
          * VolumeCreate
@@ -6764,7 +7072,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["JobSecrets"] | null;
+            };
+        };
         responses: {
             /** @description Successful Response */
             202: {
@@ -6773,6 +7085,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not logged in */
@@ -6811,13 +7132,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Validation Error */
+            /** @description secret_required: the job needs the secret `field` names */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6831,7 +7152,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["JobSecrets"] | null;
+            };
+        };
         responses: {
             /** @description Successful Response */
             202: {
@@ -6840,6 +7165,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not logged in */
@@ -6878,13 +7212,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Validation Error */
+            /** @description secret_required: the job needs the secret `field` names */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -7244,7 +7578,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["JobSecrets"] | null;
+            };
+        };
         responses: {
             /** @description Successful Response */
             202: {
@@ -7253,6 +7591,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["JobOut"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Not logged in */
@@ -7291,13 +7638,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Validation Error */
+            /** @description secret_required: the job needs the secret `field` names */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HTTPValidationError"];
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -8263,6 +8610,111 @@ export interface operations {
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    wipe_disk_api_storage_disks_wipe_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiskWipe"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Disk"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9801,7 +10253,9 @@ export interface operations {
     };
     destroy_pool_api_storage_pools__name__delete: {
         parameters: {
-            query?: never;
+            query?: {
+                free_disks?: boolean;
+            };
             header?: never;
             path: {
                 name: string;
@@ -10555,6 +11009,35 @@ export interface operations {
             };
             /** @description Gateway Timeout */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    storage_presence_api_storage_presence_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoragePresence"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11932,6 +12415,55 @@ export interface operations {
             };
         };
     };
+    nfs_clients_api_vcenters__vcenter_id__nfs_clients_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                vcenter_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NfsClientHost"][];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     test_vcenter_api_vcenters__vcenter_id__test_post: {
         parameters: {
             query?: never;
@@ -11981,6 +12513,35 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    offers_api_wizard_offers_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Offers"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

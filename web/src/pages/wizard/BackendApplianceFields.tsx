@@ -1,4 +1,6 @@
 import type { Datastore, Network } from '../../api/types';
+import type { OvaFile } from '../../api/wizard';
+import { useState } from 'react';
 import { SelectField } from '../../components/SelectField';
 import { TextField } from '../../components/TextField';
 import { formatBytes } from '../../format';
@@ -11,23 +13,48 @@ interface Props {
   backend: Backend;
   networks: Network[];
   datastores: Datastore[];
+  /** The OVAs found on the machine running arcvsa, newest first. */
+  ovas: OvaFile[];
   errors: Record<string, string>;
   set: (key: 'size' | 'ovaPath' | 'network' | 'bootDatastore', value: string) => void;
 }
 
 /** What every appliance shares: the OVA, its size option, its port group and where its boot disk goes. */
-export function BackendApplianceFields({ backend, networks, datastores, errors, set }: Props) {
+const OTHER = 'other';
+
+const describeOva = (ova: OvaFile) => `${ova.name} — ${formatBytes(ova.size_bytes)}, ${new Date(ova.modified_at).toLocaleString()}`;
+
+export function BackendApplianceFields({ backend, networks, datastores, ovas, errors, set }: Props) {
   const size = SIZES.find((s) => s.value === backend.size);
+  const found = ovas.some((o) => o.path === backend.ovaPath);
+  const [other, setOther] = useState(false);
+  const typed = ovas.length === 0 || other || (!found && backend.ovaPath !== '');
   return (
     <div className="form-grid">
-      <TextField
-        label="Appliance OVA"
-        name="ovaPath"
-        value={backend.ovaPath}
-        hint="Full path of the arcvsa OVA on the machine running arcvsa, e.g. /srv/arcvsa/arcvsa.ova. It is checked when the plan is made."
-        error={errors.ovaPath}
-        onChange={(value) => set('ovaPath', value)}
-      />
+      {ovas.length > 0 && (
+        <SelectField
+          label="Appliance OVA"
+          name="ovaChoice"
+          value={typed ? OTHER : backend.ovaPath}
+          options={[...ovas.map((o) => ({ value: o.path, label: describeOva(o) })), { value: OTHER, label: 'Another file…' }]}
+          hint={typed ? undefined : `Found on the machine running arcvsa: ${backend.ovaPath}`}
+          error={typed ? undefined : errors.ovaPath}
+          onChange={(value) => {
+            setOther(value === OTHER);
+            set('ovaPath', value === OTHER ? '' : value);
+          }}
+        />
+      )}
+      {typed && (
+        <TextField
+          label={ovas.length > 0 ? 'Path of the OVA' : 'Appliance OVA'}
+          name="ovaPath"
+          value={backend.ovaPath}
+          hint="Full path of the arcvsa OVA on the machine running arcvsa, e.g. /srv/arcvsa/arcvsa.ova. It is checked when the plan is made."
+          error={errors.ovaPath}
+          onChange={(value) => set('ovaPath', value)}
+        />
+      )}
       <SelectField
         label="Appliance size"
         name="size"

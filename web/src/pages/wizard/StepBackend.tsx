@@ -1,6 +1,7 @@
 import { CdsButton } from '@cds/react/button';
-import { useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useInventory } from '../../api/vcenters';
+import { useOffers } from '../../api/wizard';
 import { ErrorState } from '../../components/ErrorState';
 import { Loading } from '../../components/Loading';
 import './backend.css';
@@ -11,7 +12,10 @@ import { BackendPasswordFields } from './BackendPasswordFields';
 import { lunDatastores, rdmLuns, sharedDatastores, sharedNetworks, ssdDatastores, validateBackend } from './backendModel';
 import type { Draft, StepProps } from './draft';
 import { applianceName } from './plan';
+import { nfsAddressesOf, nfsClientsErrors } from './placementModel';
 import { useRefusal } from './placementRefusal';
+import { StandInNotice } from './StandInNotice';
+import { standInErrors, withStandIns } from './standInModel';
 
 type Backend = Draft['backend'];
 
@@ -21,6 +25,28 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
   const { errors, refuse, clear } = useRefusal();
   // Once accepted, the password needs no second typing when the admin comes back to this step.
   const [confirm, setConfirm] = useState(draft.backend.adminPassword);
+  const offers = useOffers();
+  const loaded = inventory.data;
+  const standIns = useMemo(() => offers.data?.stand_ins ?? [], [offers.data]);
+  const newestOva = offers.data?.ovas[0]?.path ?? '';
+  // What this machine offers fills in what the admin has not given yet, once: the newest OVA, and each lab
+  // appliance's api address and disks for the host it plays. Nothing the admin typed or cleared is replaced.
+  const filled = useRef({ ova: false, hosts: new Set<string>() });
+  useEffect(() => {
+    const inv = loaded;
+    if (!inv) return;
+    const once = filled.current;
+    const fillOva = !once.ova && !draft.backend.ovaPath && newestOva !== '';
+    const skip = new Set(once.hosts);
+    const standInBackend = withStandIns(inv, draft, standIns, skip);
+    if (newestOva) once.ova = true;
+    if (standIns.length > 0) draft.hosts.forEach((h) => once.hosts.add(h));
+    if (!fillOva && !standInBackend) return;
+    update((d) => {
+      const b = withStandIns(inv, d, standIns, skip) ?? d.backend;
+      return { ...d, backend: { ...b, ovaPath: fillOva ? newestOva : b.ovaPath } };
+    });
+  }, [loaded, draft, standIns, newestOva, update]);
 
   if (inventory.isPending) return <Loading label="Reading the vCenter inventory" />;
   if (inventory.isError) {
@@ -34,14 +60,16 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
     setBackend((b) => ({ [key]: { ...b[key], [host]: value } }));
 
   const submit = () => {
-    if (!refuse(validateBackend(inv, draft, confirm))) next();
+    if (!refuse({ ...validateBackend(inv, draft, confirm), ...standInErrors(draft, standIns), ...nfsClientsErrors(backend.nfsClients) })) next();
   };
 
   return (
     <>
       <h3 cds-text="subsection">Appliances</h3>
+      <StandInNotice offers={offers.data} hosts={draft.hosts} first={draft.firstAppliance} />
       <BackendApplianceFields
         backend={backend}
+        ovas={offers.data?.ovas ?? []}
         networks={sharedNetworks(inv, draft.hosts)}
         datastores={sharedDatastores(inv, draft.hosts)}
         errors={errors}
@@ -59,6 +87,14 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
           clear(key);
           setBackend((b) => ({ properties: { ...b.properties, ipv4_mode: 'static', [key]: value } }));
         }}
+        clients={{
+          value: backend.nfsClients,
+          hosts: inv ? nfsAddressesOf(inv, draft.datacenter, draft.cluster) : [],
+          onChange: (nfsClients) => {
+            clear('nfsClients');
+            setBackend(() => ({ nfsClients }));
+          },
+        }}
       />
       <h3 cds-text="subsection">SAN LUNs per host</h3>
       <p className="muted small">
@@ -69,7 +105,7 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
         <BackendHostCard
           key={host}
           host={host}
-          applianceName={applianceName(i)}
+          applianceName={applianceName(i, draft.firstAppliance)}
           address={backend.addresses[host] ?? ''}
           endpoint={backend.apiEndpoints[host] ?? ''}
           luns={backend.luns[host] ?? []}

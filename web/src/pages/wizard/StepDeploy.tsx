@@ -2,7 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { useDeployment, useDeployments } from '../../api/deployments';
-import { messageOf } from '../../api/errors';
+import { ApiError, messageOf } from '../../api/errors';
 import { useJobStream } from '../../api/jobStream';
 import { finished, useCancelJob, useResumeJob } from '../../api/jobs';
 import { ErrorState } from '../../components/ErrorState';
@@ -90,7 +90,22 @@ export function StepDeploy({ draft, update, back }: StepProps) {
       </>
     );
   }
-  if (!job && error) return <ErrorState title={`Could not follow job ${draft.jobId}`} error={error} />;
+  if (!job && error) {
+    // A deployment deleted from Desktop pools takes its jobs with it: this draft has nothing left to follow.
+    const gone = error instanceof ApiError && error.status === 404;
+    return (
+      <>
+        {gone ? (
+          <p data-testid="job-gone">
+            Job {draft.jobId} is gone: its deployment was deleted. Start a new deployment; the wizard keeps your vCenter and cluster.
+          </p>
+        ) : (
+          <ErrorState title={`Could not follow job ${draft.jobId}`} error={error} />
+        )}
+        <div className="form-actions">{newDeployment}</div>
+      </>
+    );
+  }
   if (!job) return <Loading label="Connecting to the deployment job" />;
 
   const running = !finished(job);

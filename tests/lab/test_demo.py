@@ -1,0 +1,110 @@
+"""`make demo-test`: the newcomer's first hour, as the README tells it.
+
+Starts `make demo`, reads only what it prints (the address, the admin password, vcsim's address, login
+and certificate, the lab appliance's password) and hands that text, and nothing else, to
+tests/e2e/demo.spec.ts: log in, connect vCenter, deploy a desktop pool on the demo's lab appliance through
+the wizard, destroy it, and deploy it again. Screenshots of every step land in web/test-results/demo/.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+BOOTED = re.compile(r"lab appliance up in|the lab appliance did not come up")
+BOOT_SECONDS = 900
+
+
+class Demo:
+    """`make demo` in its own process group; every line it prints is kept."""
+
+    def __init__(self) -> None:
+        make = shutil.which("make")
+        assert make, "make is missing"
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self.proc = subprocess.Popen(
+            [make, "--no-print-directory", "demo"],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            print(f"[demo] {line}", end="", flush=True)
+            self._queue.put(line)
+        self._queue.put(None)
+
+    def wait_for(self, pattern: re.Pattern[str], seconds: float) -> str:
+        """The first line matching `pattern`; fails when the demo ends or time runs out first."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                pytest.fail(f"make demo ended ({self.proc.wait()}) before printing {pattern.pattern!r}")
+            self.lines.append(line)
+            if pattern.search(line):
+                return line
+        pytest.fail(f"make demo printed no {pattern.pattern!r} within {seconds:.0f} s")
+
+    def stop(self) -> None:
+        """Ctrl-C, as a user ends it; the demo stops the lab appliance, the api and vcsim."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGINT)
+            try:
+                self.proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=30)
+
+
+def test_the_demo_deploys_destroys_and_deploys_again(capsys: pytest.CaptureFixture[str]) -> None:
+    npx = shutil.which("npx")
+    assert npx, "npx is missing (make setup)"
+    demo = Demo()
+    try:
+        demo.wait_for(re.compile(r"arcvsa is up:"), 600)
+        booted = demo.wait_for(BOOTED, BOOT_SECONDS)
+        assert "did not come up" not in booted, booted
+        demo.wait_for(re.compile(r"To deploy a desktop pool"), 30)
+        printed = "".join(demo.lines)
+        url = re.search(r"arcvsa is up:\s+(https://\S+?)/?\s", printed)
+        assert url, "the demo printed no address"
+        output = WEB / "test-results" / "demo"
+        env = {**os.environ, "ARCVSA_URL": url.group(1), "ARCVSA_DEMO_OUTPUT": printed}
+        with capsys.disabled():
+            argv = [
+                npx,
+                "--no-install",
+                "playwright",
+                "test",
+                "demo.spec.ts",
+                "--reporter=list",
+                f"--output={output}",
+            ]
+            run = subprocess.run(argv, cwd=WEB, env=env, timeout=3000, check=False)
+        assert run.returncode == 0, "the Playwright demo journey failed (its output is above)"
+    finally:
+        demo.stop()
