@@ -36,6 +36,8 @@ GOOD: dict[str, Any] = {
     "devices.[]": LUN1,
     "old": LUN0,
     "new": LUN1,
+    "path": LUN0,
+    "confirm": "virtio-lun0",  # the wipe's typed disk name: compared, never passed to a tool
     "volblocksize": "16K",
     "snapshot": "tank/ds@golden",
     "target": "tank/clone",
