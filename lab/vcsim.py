@@ -96,34 +96,48 @@ def find_vcsim() -> str:
     raise VcsimError(f"{BINARY} not found; {_VERSION_HINT}")
 
 
-def write_self_signed(directory: Path, host: str = "127.0.0.1") -> tuple[Path, Path]:
-    """A fresh self-signed certificate and key for `host`, as PEM files (cert, key) in `directory`.
+def write_self_signed(
+    directory: Path,
+    host: str = "127.0.0.1",
+    *,
+    organisation: str = "arcvsa lab",
+    stem: str = "vcsim",
+    days: int = 30,
+) -> tuple[Path, Path]:
+    """A fresh self-signed certificate and key for `host`, as PEM files (`stem`.crt, `stem`.key) in `directory`.
 
     vcsim's built-in certificate is the same for everyone (its key ships with govmomi), so each lab
-    vCenter gets its own: a test cannot then pass on a thumbprint that happens to be hard-coded.
+    vCenter gets its own: a test cannot then pass on a thumbprint that happens to be hard-coded. An IP
+    address is also the certificate's subject alternative name.
     """
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name(
         [
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "arcvsa lab"),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, organisation),
             x509.NameAttribute(NameOID.COMMON_NAME, host),
         ]
     )
     now = dt.datetime.now(dt.UTC)
-    cert = (
+    builder = (
         x509.CertificateBuilder()
         .subject_name(name)
         .issuer_name(name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=30))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(host))]), critical=False
-        )
-        .sign(key, hashes.SHA256())
+        .not_valid_after(now + dt.timedelta(days=days))
     )
-    cert_path, key_path = directory / "vcsim.crt", directory / "vcsim.key"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(address)]), critical=False
+        )
+    cert = builder.sign(key, hashes.SHA256())
+    directory.mkdir(parents=True, exist_ok=True)
+    cert_path, key_path = directory / f"{stem}.crt", directory / f"{stem}.key"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.touch(mode=0o600)
     key_path.write_bytes(

@@ -13,7 +13,8 @@ import shutil
 import ssl
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,20 @@ def failed_fleet(api: httpx.Client, vcenter_id: int) -> dict[str, str]:
     }
 
 
+@contextmanager
+def lab_api(server: ApiServer, sim: Vcsim) -> Iterator[tuple[httpx.Client, int]]:
+    """A client of the api under test, logged in as admin, with the lab vCenter registered (and its id)."""
+    ctx = ssl.create_default_context(cafile=str(server.data_dir / "tls.crt"))
+    with httpx.Client(base_url=server.url, verify=ctx, timeout=60) as api:
+        token = api.post("/api/auth/token", json={"username": "admin", "password": PASSWORD})
+        api.headers["Authorization"] = f"Bearer {token.json()['token']}"
+        vc = {"name": "lab-vc", "host": sim.host, "port": sim.port, "username": sim.username,
+              "password": sim.password, "thumbprint_sha256": sim.thumbprint_sha256}  # fmt: skip
+        vcenter = api.post("/api/vcenters", json=vc)
+        assert vcenter.status_code == 201, vcenter.text
+        yield api, int(vcenter.json()["id"])
+
+
 def run_spec(
     spec: str,
     tmp_path: Path,
@@ -91,15 +106,8 @@ def run_spec(
     npx = shutil.which("npx")
     assert npx, "npx is missing"
     with Vcsim() as sim, ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as server:
-        ctx = ssl.create_default_context(cafile=str(server.data_dir / "tls.crt"))
-        with httpx.Client(base_url=server.url, verify=ctx, timeout=60) as api:
-            token = api.post("/api/auth/token", json={"username": "admin", "password": PASSWORD})
-            api.headers["Authorization"] = f"Bearer {token.json()['token']}"
-            vc = {"name": "lab-vc", "host": sim.host, "port": sim.port, "username": sim.username,
-                  "password": sim.password, "thumbprint_sha256": sim.thumbprint_sha256}  # fmt: skip
-            vcenter = api.post("/api/vcenters", json=vc)
-            assert vcenter.status_code == 201, vcenter.text
-            extra = setup(api, int(vcenter.json()["id"]))
+        with lab_api(server, sim) as (api, vcenter_id):
+            extra = setup(api, vcenter_id)
         env = {**os.environ, "ARCVSA_URL": server.url, "ARCVSA_ADMIN_USER": "admin",
                "ARCVSA_ADMIN_PASSWORD": PASSWORD, **extra}  # fmt: skip
         output = WEB / "test-results" / spec.removesuffix(".spec.ts")

@@ -112,12 +112,11 @@ def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """pools.spec.ts on a vcsim of its own: a 3-desktop pool stored and applied through the api first."""
-    import ssl
     import time
 
-    import httpx
     from cryptography import x509
     from cryptography.hazmat.primitives.serialization import Encoding
+    from e2e.jobs_harness import lab_api
     from pyVmomi import vim
 
     from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, GOLDEN_SNAPSHOT, GOLDEN_VM, Vcsim, wait_for_task
@@ -138,18 +137,11 @@ def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
             golden = index.FindByInventoryPath(f"{DATACENTER}/vm/{GOLDEN_VM}")
             assert isinstance(golden, vim.VirtualMachine)
             wait_for_task(si, golden.CreateSnapshot_Task(name=new_snapshot, memory=False, quiesce=False), 30)
-        ctx = ssl.create_default_context(cafile=str(server.data_dir / "tls.crt"))
-        with httpx.Client(base_url=server.url, verify=ctx, timeout=60) as api:
-            token = api.post("/api/auth/token", json={"username": "admin", "password": PASSWORD})
-            api.headers["Authorization"] = f"Bearer {token.json()['token']}"
-            vc = {"name": "lab-vc", "host": sim.host, "port": sim.port, "username": sim.username,
-                  "password": sim.password, "thumbprint_sha256": sim.thumbprint_sha256}  # fmt: skip
-            vcenter = api.post("/api/vcenters", json=vc)
-            assert vcenter.status_code == 201, vcenter.text
+        with lab_api(server, sim) as (api, vcenter_id):
             pool = {"name": "pool-e2e", "count": 3, "naming": "e2e-##", "folder": "e2e", "golden_vm": GOLDEN_VM,
                     "snapshot": GOLDEN_SNAPSHOT, "datastore": DATASTORES[0], "memory_mb": 256, "vcpus": 1}  # fmt: skip
             plan = {"name": "e2e-pools", "datacenter": DATACENTER, "cluster": CLUSTER, "pool": pool}
-            made = api.post("/api/deployments", json={"vcenter_id": vcenter.json()["id"], "plan": plan})
+            made = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
             assert made.status_code == 201, made.text
             job = api.post(f"/api/deployments/{made.json()['id']}/apply").json()
             deadline = time.monotonic() + 60
@@ -170,7 +162,7 @@ def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
             nfs = {"name": "arcvsa-nfs", "server": "192.0.2.21", "path": "/tank/vdi"}
             plan = {"name": "e2e-fleet", "datacenter": DATACENTER, "cluster": CLUSTER, "fleet": fleet}
             plan["nfs"] = nfs
-            made = api.post("/api/deployments", json={"vcenter_id": vcenter.json()["id"], "plan": plan})
+            made = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
             assert made.status_code == 201, made.text
         env = {
             **os.environ,

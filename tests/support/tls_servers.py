@@ -5,7 +5,6 @@ meet on a network, not a mock that cannot fail."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import socket
 import ssl
@@ -17,11 +16,10 @@ from types import TracebackType
 from typing import Any, Self
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from cryptography.hazmat.primitives import serialization
 
 from lab.process import free_port
+from lab.vcsim import write_self_signed
 from provisioning.certificate import thumbprint_sha256
 
 #: path → (HTTP status, body bytes, content type)
@@ -29,34 +27,12 @@ Answer = Callable[[str], tuple[int, bytes, str]]
 
 
 def certificate(folder: Path, common_name: str, organisation: str) -> tuple[Path, Path, str]:
-    """A self-signed certificate for `common_name` (cert path, key path, SHA-256 thumbprint)."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name(
-        [
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, organisation),
-            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
-        ]
+    """A self-signed certificate for `common_name`, valid a day (cert path, key path, SHA-256 thumbprint)."""
+    cert_path, key_path = write_self_signed(
+        folder, common_name, organisation=organisation, stem=common_name, days=1
     )
-    now = dt.datetime.now(dt.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=1))
-        .sign(key, hashes.SHA256())
-    )
-    folder.mkdir(parents=True, exist_ok=True)
-    cert_path, key_path = folder / f"{common_name}.crt", folder / f"{common_name}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-        )
-    )
-    return cert_path, key_path, thumbprint_sha256(cert.public_bytes(serialization.Encoding.DER))
+    der = x509.load_pem_x509_certificate(cert_path.read_bytes()).public_bytes(serialization.Encoding.DER)
+    return cert_path, key_path, thumbprint_sha256(der)
 
 
 def json_answer(status: int, body: Any) -> Answer:

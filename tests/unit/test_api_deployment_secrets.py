@@ -4,28 +4,12 @@ edits that leave them out, and a row sealed before Horizon still opens; pins sur
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from support.plans import FLEET, POOL, plan
 
 from api.deployments import service
 from api.deployments.table import Deployment
 from api.secretbox import SecretBox
-from provisioning.plan import DeploymentPlan
-
-FLEET = {"ova_path": "x.ova", "network": "n", "datastore": "d",
-         "appliances": [{"host": "h", "name": "vsa-0", "api_endpoint": "10.0.0.5:443"}]}  # fmt: skip
-POOL = {
-    "name": "p",
-    "count": 1,
-    "naming": "d-#",
-    "folder": "f",
-    "golden_vm": "g",
-    "snapshot": "s",
-    "datastore": "d",
-}
-
-
-def plan(**extra: Any) -> DeploymentPlan:
-    return DeploymentPlan.model_validate({"name": "dep", "datacenter": "dc", "cluster": "c", **extra})
 
 
 def test_secrets_are_sealed_apart_kept_across_edits_and_old_rows_still_open(tmp_path: Path) -> None:

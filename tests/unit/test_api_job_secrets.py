@@ -8,31 +8,13 @@ from typing import Any
 
 import pytest
 from support.api import client_for, make_settings
+from support.plans import FLEET, HORIZON, NFS, POOL, plan
 
 from api.auth.service import now
 from api.deployments import service
 from api.deployments.held import HeldSecrets
 from api.deployments.table import Deployment
 from api.vcenters.table import VCenter
-from provisioning.plan import DeploymentPlan
-
-FLEET = {"ova_path": "x.ova", "network": "n", "datastore": "d",
-         "appliances": [{"host": "h", "name": "vsa-0", "api_endpoint": "10.0.0.5:443"}]}  # fmt: skip
-POOL = {
-    "name": "p",
-    "count": 1,
-    "naming": "d-#",
-    "folder": "f",
-    "golden_vm": "g",
-    "snapshot": "s",
-    "datastore": "d",
-}
-HORIZON = {"endpoint": "hz:443", "username": "a", "domain": "d", "vcenter": "vc"}
-NFS = {"name": "arc", "server": "10.0.0.5", "path": "/tank/vdi"}
-
-
-def plan(**extra: Any) -> DeploymentPlan:
-    return DeploymentPlan.model_validate({"name": "dep", "datacenter": "dc", "cluster": "c", **extra})
 
 
 @pytest.mark.parametrize(
