@@ -1,5 +1,5 @@
 import { CdsButton } from '@cds/react/button';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useInventory } from '../../api/vcenters';
 import { useOffers } from '../../api/wizard';
 import { ErrorState } from '../../components/ErrorState';
@@ -29,22 +29,25 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
   const loaded = inventory.data;
   const standIns = useMemo(() => offers.data?.stand_ins ?? [], [offers.data]);
   const newestOva = offers.data?.ovas[0]?.path ?? '';
-  // What this machine offers fills in what the admin has not given yet, once: the newest OVA, and each lab
-  // appliance's api address and disks for the host it plays. Nothing the admin typed or cleared is replaced.
-  const filled = useRef({ ova: false, hosts: new Set<string>() });
+  // What this machine offers fills in what the admin has not given yet, once (draft.backend.offersFilled): the
+  // newest OVA, and each lab appliance's api address and disks for the host it plays. Nothing the admin typed
+  // or cleared is replaced.
   useEffect(() => {
     const inv = loaded;
     if (!inv) return;
-    const once = filled.current;
+    const once = draft.backend.offersFilled ?? { ova: false, hosts: [] };
     const fillOva = !once.ova && !draft.backend.ovaPath && newestOva !== '';
     const skip = new Set(once.hosts);
     const standInBackend = withStandIns(inv, draft, standIns, skip);
-    if (newestOva) once.ova = true;
-    if (standIns.length > 0) draft.hosts.forEach((h) => once.hosts.add(h));
-    if (!fillOva && !standInBackend) return;
+    const marked = {
+      ova: once.ova || newestOva !== '',
+      hosts: standIns.length > 0 ? [...new Set([...once.hosts, ...draft.hosts])] : once.hosts,
+    };
+    const marks = marked.ova !== once.ova || marked.hosts.length !== once.hosts.length;
+    if (!fillOva && !standInBackend && !marks) return;
     update((d) => {
       const b = withStandIns(inv, d, standIns, skip) ?? d.backend;
-      return { ...d, backend: { ...b, ovaPath: fillOva ? newestOva : b.ovaPath } };
+      return { ...d, backend: { ...b, ovaPath: fillOva ? newestOva : b.ovaPath, offersFilled: marked } };
     });
   }, [loaded, draft, standIns, newestOva, update]);
 

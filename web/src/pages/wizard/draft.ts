@@ -50,6 +50,9 @@ export interface Draft {
     apiEndpoints: Record<string, string>;
     /** The NFS export's clients as the admin edited them (one per line); absent: the hosts' VMkernel addresses. */
     nfsClients?: string;
+    /** What this machine's offers have filled in already (the newest OVA; the stand-ins of these hosts): each is
+     * filled once, so what the admin then clears stays cleared, on this step's every visit. */
+    offersFilled?: { ova: boolean; hosts: string[] };
   };
   storage: {
     persistence: 'stateless' | 'persistent';
