@@ -97,8 +97,8 @@ def destroy(
             _remove_horizon_pool(*horizon_pool, opts, progress, report)
 
         def removal(name: str) -> Work:
-            vm = live.vm(name)
-            assert vm is not None
+            # vCenter allows a name once per folder: a foreign VM may share the name of ours
+            vm = next(v for v in live.vms[name] if v.owner == owner)
             return Work(
                 key=name,
                 steps=[lambda vc, _: vc.ref(vim.VirtualMachine, vm.moid), pools.power_off, pools.destroy],

@@ -13,7 +13,7 @@ import re
 import struct
 from collections.abc import Callable
 
-_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")  # fullmatch: '$' would let a trailing newline in
 SSH_KEY_TYPES = frozenset(
     {
         "ssh-ed25519",
@@ -36,7 +36,7 @@ def hostname(value: str) -> str:
     if not value:
         return value
     lowered = value.lower()
-    if not _LABEL.match(lowered):
+    if not _LABEL.fullmatch(lowered):
         raise ValueError(
             f"{value!r} is not a valid host name: use 1-63 letters, digits or hyphens, "
             "not starting or ending with a hyphen (no dots, no underscores)"
@@ -66,7 +66,7 @@ def _host(item: str) -> str:
         pass
     name = item.lower().rstrip(".")
     labels = name.split(".")
-    if len(name) > 253 or not all(_LABEL.match(label) for label in labels) or labels[-1].isdigit():
+    if len(name) > 253 or not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
         raise ValueError(f"{item!r} is neither a host name nor an IPv4 address")
     return name
 

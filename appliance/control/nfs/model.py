@@ -43,7 +43,14 @@ class Export(BaseModel):
     @field_validator("path")
     @classmethod
     def _path(cls, value: str) -> str:
-        if not PATH.fullmatch(value) or "//" in value or "/../" in f"{value}/" or "/./" in f"{value}/":
+        # One spelling per directory: check_set compares paths as strings (so no trailing '/' either).
+        if (
+            not PATH.fullmatch(value)
+            or "//" in value
+            or value.endswith("/")
+            or "/../" in f"{value}/"
+            or "/./" in f"{value}/"
+        ):
             raise InvalidName(f"not a safe export path: {value!r}")
         return value
 
