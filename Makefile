@@ -122,6 +122,8 @@ test: setup
 	$(call stamp,pytest)
 	$(PY) -m pytest -n 2 tests/unit tests/integration
 	$(PY) -m pytest tests/e2e
+	$(call stamp,mutation-validators)
+	$(MAKE) --no-print-directory mutation-validators
 	$(call stamp,security-smoke)
 	$(MAKE) --no-print-directory security-smoke
 	$(call stamp,lab-smoke (image build first))

@@ -88,3 +88,16 @@ def owner_of(vm: Any) -> dict[str, str]:
     content = vm._stub and vim.ServiceInstance("ServiceInstance", vm._stub).RetrieveContent()
     names = {f.key: f.name for f in content.customFieldsManager.field or []}
     return {names[v.key]: v.value for v in vm.customValue or []}
+
+
+def first_contacts(monkeypatch: Any, module: Any) -> list[float]:
+    """The timeouts `module` gives first_contact (the real one still runs), in call order."""
+    seen: list[float] = []
+    real = module.first_contact
+
+    def spy(endpoint: str, timeout: float) -> Any:
+        seen.append(timeout)
+        return real(endpoint, timeout)
+
+    monkeypatch.setattr(module, "first_contact", spy)
+    return seen

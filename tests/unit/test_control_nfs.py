@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 from fixtures.appliance.replay import UnrecordedCommand, load, replay
 from pydantic import ValidationError
+from support.nfs_exports import HOST, export
 
 from appliance.control import dbus
 from appliance.control.errors import Conflict, InvalidName, ServiceDown
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import ganesha, knfsd
-from appliance.control.nfs.model import Export, Protocol, check_set
+from appliance.control.nfs.model import Protocol, check_set
 
-HOST = "10.0.2.2"
 NAME_HAS_OWNER = [
     "dbus-send",
     "--system",
@@ -25,17 +25,6 @@ NAME_HAS_OWNER = [
     "org.freedesktop.DBus.NameHasOwner",
     "string:org.ganesha.nfsd",
 ]
-
-
-def export(**overrides: object) -> Export:
-    base: dict[str, object] = {
-        "export_id": 101,
-        "dataset": "tank/ds1",
-        "path": "/tank/ds1",
-        "protocol": Protocol.v3,
-        "clients": [HOST],
-    }
-    return Export.model_validate(base | overrides)
 
 
 def test_ganesha_export_gives_nothing_to_anyone_but_the_hosts() -> None:

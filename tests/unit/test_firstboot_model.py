@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from appliance.firstboot.environment import parse_environment
 from appliance.firstboot.errors import ConfigInvalid
 from appliance.firstboot.formats import CHECKS, host_list, hostname, ipv4_list, ssh_public_key
 from appliance.firstboot.model import build_model, properties_model, validate_properties
-from ovf.properties import Format, load_catalogue, parse_catalogue
+from ovf.properties import Format, PropertyCatalogue, load_catalogue, parse_catalogue
 
 ENV = Path(__file__).resolve().parents[1] / "fixtures" / "ovf" / "env"
 PASSWORD = "Corr3ct-Horse!"
@@ -149,3 +150,219 @@ def test_ssh_key_check() -> None:
         ssh_public_key(key.replace("ssh-ed25519", "ssh-rsa", 1))
     with pytest.raises(ValueError, match="single line"):
         ssh_public_key(key + "\n" + key)
+
+
+def _refusals(**values: str) -> list[str]:
+    """The refusals of the shipped catalogue for a valid password plus ``values``; [] when accepted."""
+    try:
+        validate_properties({"admin_password": PASSWORD} | values)
+    except ConfigInvalid as caught:
+        return [str(e) for e in caught.errors]
+    return []
+
+
+def test_defaults_fill_every_absent_property() -> None:
+    props = validate_properties({"admin_password": PASSWORD})
+    assert props.public() == {
+        "hostname": "arcvsa",
+        "role": "appliance",
+        "ssh_authorized_key": "",
+        "ntp_servers": "",
+        "ipv4_mode": "dhcp",
+        "ipv4_address": "",
+        "ipv4_prefix": 24,
+        "ipv4_gateway": "",
+        "dns_servers": "",
+        "nfs_backend": "ganesha",
+    }
+    assert props.secret("admin_password") == PASSWORD
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("hostname", "a" * 63),
+        ("hostname", "a"),
+        ("admin_password", "x" * 8),
+        ("admin_password", "x" * 128),
+        ("ipv4_prefix", "1"),
+        ("ipv4_prefix", "32"),
+        ("ipv4_prefix", " 7 "),
+        ("role", "manager"),
+        ("nfs_backend", "knfsd"),
+        ("ipv4_gateway", "192.0.2.254"),
+        ("dns_servers", "192.0.2.53"),
+        ("ntp_servers", "ntp.example.com"),
+        ("ssh_authorized_key", ADMIN_KEY),
+    ],
+)
+def test_values_at_the_edges_are_accepted(key: str, value: str) -> None:
+    assert _refusals(**{key: value}) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "refusal"),
+    [
+        ("hostname", "", "hostname (Host name): is empty; it needs at least 1 characters"),
+        ("hostname", "a" * 64, "hostname (Host name): may have at most 63 characters"),
+        ("hostname", "arc.vsa", "hostname (Host name): 'arc.vsa' is not a valid host name"),
+        ("role", "admin", "role (Role): must be one of appliance, manager (got 'admin')"),
+        ("role", "", "role (Role): must be one of appliance, manager (got '')"),
+        ("admin_password", "x" * 7, "admin_password (Administrator password): needs at least 8 characters"),
+        (
+            "admin_password",
+            "",
+            "admin_password (Administrator password): is empty; it needs at least 8 characters",
+        ),
+        (
+            "admin_password",
+            "x" * 129,
+            "admin_password (Administrator password): may have at most 128 characters",
+        ),
+        (
+            "ssh_authorized_key",
+            "x" * 16385,
+            "ssh_authorized_key (SSH public key): may have at most 16384 characters",
+        ),
+        ("ssh_authorized_key", "x", "ssh_authorized_key (SSH public key): is not an OpenSSH public key line"),
+        ("ntp_servers", "a" * 1025, "ntp_servers (NTP servers): may have at most 1024 characters"),
+        (
+            "ntp_servers",
+            "bad_host",
+            "ntp_servers (NTP servers): 'bad_host' is neither a host name nor an IPv4",
+        ),
+        ("ipv4_mode", "manual", "ipv4_mode (IPv4 configuration): must be one of dhcp, static (got 'manual')"),
+        ("ipv4_address", "1" * 16, "ipv4_address (IPv4 address): may have at most 15 characters"),
+        ("ipv4_address", "192.0.2.256", "ipv4_address (IPv4 address): '192.0.2.256' is not an IPv4 address"),
+        ("ipv4_prefix", "0", "ipv4_prefix (IPv4 prefix length): must be between 1 and 32 (got '0')"),
+        ("ipv4_prefix", "33", "ipv4_prefix (IPv4 prefix length): must be between 1 and 32 (got '33')"),
+        ("ipv4_prefix", "abc", "ipv4_prefix (IPv4 prefix length): must be a whole number (got 'abc')"),
+        ("ipv4_gateway", "1" * 16, "ipv4_gateway (IPv4 gateway): may have at most 15 characters"),
+        ("ipv4_gateway", "192.0.2.256", "ipv4_gateway (IPv4 gateway): '192.0.2.256' is not an IPv4 address"),
+        ("dns_servers", "1" * 256, "dns_servers (DNS servers): may have at most 255 characters"),
+        ("dns_servers", "192.0.2.1,x", "dns_servers (DNS servers): 'x' is not an IPv4 address"),
+        ("nfs_backend", "", "nfs_backend (NFS server): must be one of ganesha, knfsd (got '')"),
+    ],
+)
+def test_one_bad_property_is_refused_alone(key: str, value: str, refusal: str) -> None:
+    (said,) = _refusals(**{key: value})
+    assert said.startswith(refusal)
+
+
+def test_a_refused_password_is_never_repeated() -> None:
+    for value in ("Sh0rt!", "Sh0rt!" * 30):
+        (said,) = _refusals(admin_password=value)
+        assert value not in said and "got" not in said
+
+
+def test_static_mode_needs_an_address_but_dhcp_does_not() -> None:
+    assert _refusals(ipv4_mode="static") == [
+        "ipv4_address (IPv4 address): is required when ipv4_mode is static"
+    ]
+    assert _refusals(ipv4_mode="static", ipv4_address="   ") == [
+        "ipv4_address (IPv4 address): '   ' is not an IPv4 address (like 192.0.2.10)"
+    ]
+    assert _refusals(ipv4_mode="static", ipv4_address="192.0.2.10") == []
+    assert _refusals(ipv4_mode="dhcp") == []
+    # an empty prefix takes its default (24), so static mode is complete without one
+    assert _refusals(ipv4_mode="static", ipv4_address="192.0.2.10", ipv4_prefix="") == []
+
+
+def test_unknown_properties_are_ignored() -> None:
+    props = validate_properties({"admin_password": PASSWORD, "vmware_extra": "x"})
+    assert "vmware_extra" not in props.public()
+
+
+def test_refusals_are_listed_in_catalogue_order() -> None:
+    assert [
+        s.split(" ", 1)[0] for s in _refusals(nfs_backend="x", ipv4_prefix="0", role="x", hostname="")
+    ] == [
+        "hostname",
+        "role",
+        "ipv4_prefix",
+        "nfs_backend",
+    ]
+
+
+def test_the_model_is_frozen_and_named() -> None:
+    model = properties_model()
+    assert model.__name__ == "OvfProperties"
+    props = validate_properties({"admin_password": PASSWORD})
+    with pytest.raises(ValidationError):
+        props.model.hostname = "other"  # type: ignore[attr-defined]
+
+
+def test_typed_accessors_refuse_the_wrong_kind() -> None:
+    props = validate_properties({"admin_password": PASSWORD})
+    assert props.text("role") == "appliance" and props.integer("ipv4_prefix") == 24
+    with pytest.raises(TypeError, match="ipv4_prefix is int, not a string"):
+        props.text("ipv4_prefix")
+    with pytest.raises(TypeError, match="hostname is str, not an integer"):
+        props.integer("hostname")
+    with pytest.raises(TypeError, match="hostname is not a password property"):
+        props.secret("hostname")
+    with pytest.raises(KeyError, match="'hostnme' is not a property"):
+        props.text("hostnme")
+    assert "admin_password" not in props.public()
+
+
+def _catalogue(*extra: dict[str, object]) -> PropertyCatalogue:
+    data = yaml.safe_load((Path(__file__).resolve().parents[2] / "ovf" / "properties.yaml").read_text())
+    data["properties"].extend({"category": "Storage", "description": "A test property.", **e} for e in extra)
+    return parse_catalogue(yaml.safe_dump(data))
+
+
+def test_boolean_properties_take_their_default_and_parse_ovf_spellings() -> None:
+    catalogue = _catalogue(
+        {"key": "on_flag", "type": "boolean", "label": "On", "default": "True"},
+        {"key": "off_flag", "type": "boolean", "label": "Off", "default": "false"},
+    )
+    props = validate_properties({"admin_password": PASSWORD}, catalogue)
+    assert props.public()["on_flag"] is True and props.public()["off_flag"] is False
+    props = validate_properties(
+        {"admin_password": PASSWORD, "on_flag": "false", "off_flag": "true"}, catalogue
+    )
+    assert props.public()["on_flag"] is False and props.public()["off_flag"] is True
+    with pytest.raises(ConfigInvalid) as caught:
+        validate_properties({"admin_password": PASSWORD, "on_flag": "maybe"}, catalogue)
+    (error,) = caught.value.errors
+    assert error.key == "on_flag" and error.message.endswith("(got 'maybe')")
+    assert error.message.startswith("Input should be a valid boolean")
+
+
+def test_a_required_property_without_qualifiers_is_refused_when_blank() -> None:
+    catalogue = _catalogue(
+        {"key": "site", "type": "string", "label": "Site", "default": "", "required": True}
+    )
+    with pytest.raises(ConfigInvalid) as caught:
+        validate_properties({"admin_password": PASSWORD, "site": "  "}, catalogue)
+    assert [str(e) for e in caught.value.errors] == ["site (Site): is empty; it is required"]
+    assert validate_properties({"admin_password": PASSWORD, "site": "lab"}, catalogue).text("site") == "lab"
+
+
+def test_an_integer_without_default_is_required_even_when_blank() -> None:
+    catalogue = _catalogue({"key": "port", "type": "uint16", "label": "Port", "min_value": 1, "max_value": 9})
+    for raw in ({}, {"port": " "}):
+        with pytest.raises(ConfigInvalid) as caught:
+            validate_properties({"admin_password": PASSWORD} | raw, catalogue)
+        assert [str(e) for e in caught.value.errors] == ["port (Port): is required but was not given"]
+    assert validate_properties({"admin_password": PASSWORD, "port": "9"}, catalogue).integer("port") == 9
+
+
+def test_a_dependency_on_an_absent_property_without_default_is_not_met() -> None:
+    catalogue = _catalogue(
+        {"key": "zone", "type": "string", "label": "Zone"},
+        {
+            "key": "zone_x_note",
+            "type": "string",
+            "label": "Note",
+            "default": "",
+            "required_when": {"zone": "X"},
+        },
+    )
+    with pytest.raises(ConfigInvalid) as caught:
+        validate_properties({"admin_password": PASSWORD}, catalogue)
+    assert [e.key for e in caught.value.errors] == ["zone"]
+    with pytest.raises(ConfigInvalid) as caught:
+        validate_properties({"admin_password": PASSWORD, "zone": "X"}, catalogue)
+    assert [str(e) for e in caught.value.errors] == ["zone_x_note (Note): is required when zone is X"]

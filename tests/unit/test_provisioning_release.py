@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
+from fixtures.appliance.api_flows import L2ARC, LUN0, LUN1, SLOG
+from support.appliance_server import replayed_appliances
+from support.provisioning import first_contacts
+from support.release_replay import PASSWORD, appliance_to_release
+
+import provisioning.release as releasing
 from provisioning.plan import DeploymentPlan
-from provisioning.release import planned_storage
+from provisioning.release import ApplianceStorage, planned_storage, release
 
 PIN = "AB:" * 31 + "CD"
 
@@ -48,3 +56,27 @@ def test_an_appliance_with_no_address_is_not_released() -> None:
 
 def test_a_plan_without_a_datastore_releases_nothing() -> None:
     assert planned_storage(plan([appliance("vsa-1", api_endpoint="127.0.0.1:10443")], nfs=False)) == {}
+
+
+def test_release_takes_the_pool_s_exports_off_and_destroys_it_with_its_disks_freed(tmp_path: Path) -> None:
+    with appliance_to_release(tmp_path) as (server, runner):
+        made = len(runner.calls)
+        storage = ApplianceStorage("vsa-1", server.endpoint, server.thumbprint, "tank")
+        assert release(storage, PASSWORD) == [
+            "export of tank/vdi removed",
+            "pool tank destroyed, its disks freed",
+        ]
+    ran = [" ".join(c[-2:]) for c in runner.calls[made:]]
+    removed = ran.index("org.ganesha.nfsd.exportmgr.RemoveExport uint16:101")
+    assert removed < ran.index("destroy tank"), "the export goes before its pool"
+    cleared = [c[-1] for c in runner.calls[made:] if c[:2] == ["zpool", "labelclear"]]
+    assert cleared == [f"{d}-part1" for d in (LUN0, LUN1, SLOG, L2ARC)], "every disk of the pool freed"
+
+
+def test_a_pool_that_is_gone_already_is_no_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    contacts = first_contacts(monkeypatch, releasing)
+    with replayed_appliances(tmp_path, 1, "fleet", PASSWORD) as [(server, runner)]:
+        storage = ApplianceStorage("vsa-1", server.endpoint, None, "tank")  # pinned on first contact
+        assert release(storage, PASSWORD) == []
+        assert contacts == [60.0], "an unpinned appliance is given a minute to answer its first contact"
+        assert runner.calls == [["zpool", "status", "-j", "--json-int", "tank"]], "nothing destroyed"

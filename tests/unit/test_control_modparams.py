@@ -1,0 +1,176 @@
+"""ZFS module parameters: strict names, only changed values written live, one modprobe.d file parsed back.
+
+The files are real files below a temporary root (LocalFiles), sysfs included: a parameter file holds
+the value the module has in effect, as the kernel's does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from appliance.control import modparams
+from appliance.control.errors import InvalidName, NotFound
+from appliance.control.files import LocalFiles
+
+PREFIXES = ("zfs", "l2arc", "zil", "spa", "metaslab", "zio", "dbuf", "vdev")
+HOSTILE = (";", "$", "@", " ", "/", ".", "'")
+
+
+# Where the kernel and modprobe look: spelled out, so a changed constant fails here.
+MODPROBE = "/etc/modprobe.d/zfs-arcvsa.conf"
+DEVICES = "/etc/modprobe.d/zfs-arcvsa-devices.conf"
+
+
+def sysfs(name: str) -> str:
+    return f"/sys/module/zfs/parameters/{name}"
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> LocalFiles:
+    root = LocalFiles(tmp_path)
+    for name, value in {"zfs_arc_max": 0, "zfs_txg_timeout": 5, "zfs_vdev_open_timeout_ms": 1000}.items():
+        root.write(sysfs(name), f"{value}\n")
+    return root
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+def test_each_parameter_family_is_a_name(prefix: str) -> None:
+    assert modparams.NAME.fullmatch(f"{prefix}_x")
+
+
+@pytest.mark.parametrize(
+    "good",
+    ["zfs_" + "a" * 64, "zfs_a", "zfs_9", "zfs__", "l2arc_write_max", "zfs_arc_max", "vdev_open_timeout"],
+)
+def test_parameter_names(good: str) -> None:
+    assert modparams.NAME.fullmatch(good)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "zfs_" + "a" * 65,  # one more than the longest
+        "zfs_",  # nothing after the family
+        "zfs",
+        "arc_max",  # not a zfs family
+        "zfsx_arc",
+        "xzfs_arc",
+        "ZFS_arc",
+        "zfs_ARC",
+        "zfs-arc",
+        *[f"zfs_{c}arc" for c in HOSTILE],
+        *[f"zfs_a{c}rc" for c in HOSTILE],
+        *[f"zfs_arc{c}" for c in HOSTILE],
+    ],
+)
+def test_names_that_are_not_parameters(bad: str) -> None:
+    assert not modparams.NAME.fullmatch(bad)
+
+
+def test_a_bad_name_is_refused_before_anything_is_written(files: LocalFiles) -> None:
+    before = files.read(sysfs("zfs_txg_timeout"))
+    with pytest.raises(InvalidName, match="not a zfs module parameter name: 'arc_max'"):
+        modparams.apply(files, {"zfs_txg_timeout": 7, "arc_max": 1})
+    assert files.read(sysfs("zfs_txg_timeout")) == before
+    assert files.read(MODPROBE) is None
+
+
+def test_only_changed_values_are_written_live(files: LocalFiles) -> None:
+    files.write(sysfs("zfs_arc_max"), "0\n")
+    applied = modparams.apply(files, {"zfs_arc_max": 0, "zfs_txg_timeout": 10})
+    assert applied.changed_live == {"zfs_txg_timeout": 10}
+    assert files.read(sysfs("zfs_txg_timeout")) == "10\n"
+    assert applied.persisted is True
+    assert files.read(MODPROBE) == modparams.HEADER + "options zfs zfs_arc_max=0 zfs_txg_timeout=10\n"
+
+
+def test_a_value_in_effect_is_not_written_again(files: LocalFiles) -> None:
+    modparams.apply(files, {"zfs_txg_timeout": 10})
+    # Padded, as a write would never leave it: the file stays byte for byte when nothing is written.
+    files.write(sysfs("zfs_txg_timeout"), " 10 \n")
+    again = modparams.apply(files, {"zfs_txg_timeout": 10})
+    assert again.changed_live == {}
+    assert again.persisted is False
+    assert files.read(sysfs("zfs_txg_timeout")) == " 10 \n"
+
+
+def test_apply_writes_the_given_file_with_its_header(files: LocalFiles) -> None:
+    applied = modparams.apply(files, {"zfs_vdev_open_timeout_ms": 10_000}, DEVICES, "# h\n")
+    assert applied.changed_live == {"zfs_vdev_open_timeout_ms": 10_000}
+    assert files.read(DEVICES) == "# h\noptions zfs zfs_vdev_open_timeout_ms=10000\n"
+    assert files.read(MODPROBE) is None
+
+
+def test_current_reads_the_value_in_effect(files: LocalFiles) -> None:
+    files.write(sysfs("zfs_arc_max"), " 4294967296 \n")
+    assert modparams.current(files, "zfs_arc_max") == 4294967296
+    with pytest.raises(NotFound, match="zfs_arc_min"):
+        modparams.current(files, "zfs_arc_min")
+
+
+def test_render_sorts_and_writes_integers() -> None:
+    text = modparams.render({"zfs_txg_timeout": 5, "zfs_arc_max": 1024})
+    assert text == modparams.HEADER + "options zfs zfs_arc_max=1024 zfs_txg_timeout=5\n"
+
+
+def test_persisted_without_a_file_is_nothing(files: LocalFiles) -> None:
+    assert modparams.persisted(files) == {}
+
+
+def test_persisted_reads_back_what_apply_wrote(files: LocalFiles) -> None:
+    params = {"zfs_arc_max": 1024, "zfs_txg_timeout": 10, "zfs_vdev_open_timeout_ms": 1000}
+    modparams.apply(files, params)
+    assert modparams.persisted(files) == params
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("options zfs a=1\n", {"a": 1}),
+        ("options zfs a=1 b=22\noptions zfs c=3\n", {"a": 1, "b": 22, "c": 3}),
+        ("options zfs a=1\noptions zfs a=2\n", {"a": 2}),  # modprobe: the last word wins
+        ("# options zfs a=1\n", {}),
+        (" options zfs a=1\n", {}),
+        ("options zfsx a=1\n", {}),
+        ("options spl a=1\n", {}),
+        ("options zfs\n", {}),
+        ("install zfs a=1\n", {}),
+        ("options zfs a=-1 b=x c= =4 d=1x E=5 f=2\n", {"f": 2}),  # words that are not name=number
+        ("options zfs a_9=007\n", {"a_9": 7}),
+        ("options zfs a;=1 a$=1 a@=1 a/=1 a'=1 a.=1 f=2\n", {"f": 2}),  # one hostile character in a name
+    ],
+)
+def test_persisted_parses_only_options_zfs_words(
+    files: LocalFiles, text: str, expected: dict[str, int]
+) -> None:
+    files.write(MODPROBE, text)
+    assert modparams.persisted(files) == expected
+
+
+def test_option_pattern() -> None:
+    match = modparams.OPTION.fullmatch("zfs_arc_max=123")
+    assert match is not None and match.groups() == ("zfs_arc_max", "123")
+    for bad in ["=1", "a=", "a=1.5", "a b=1", "a=1;", "a=$1", "a=1'", "A=1"]:
+        assert not modparams.OPTION.fullmatch(bad), bad
+    for c in HOSTILE:
+        for bad in (f"{c}ab=1", f"a{c}b=1", f"ab{c}=1"):
+            assert not modparams.OPTION.fullmatch(bad), bad
+
+
+def test_the_device_wait_is_held_when_the_plan_has_none(files: LocalFiles) -> None:
+    applied = modparams.hold_device_wait(files)
+    assert applied.changed_live == {"zfs_vdev_open_timeout_ms": 10_000}
+    assert files.read(DEVICES) == modparams.DEVICES_HEADER + "options zfs zfs_vdev_open_timeout_ms=10000\n"
+    assert modparams.hold_device_wait(files).persisted is False
+
+
+def test_the_plan_s_device_wait_stands(files: LocalFiles) -> None:
+    files.write(DEVICES, "stale\n")
+    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 30_000})
+    applied = modparams.hold_device_wait(files)
+    assert applied.changed_live == {} and applied.persisted is True
+    assert files.read(DEVICES) is None
+    assert files.read(sysfs("zfs_vdev_open_timeout_ms")) == "30000\n"
+    assert modparams.hold_device_wait(files).persisted is False
