@@ -16,6 +16,8 @@ from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, Vcsim, wait_for_task
 from provisioning import ownership
 from provisioning.appliance_api import ApplianceApi
 from provisioning.destroy import ZfsClones, destroy
+from provisioning.nfs import nas_spec
+from provisioning.plan import NfsDatastore
 from provisioning.progress import Event, Options
 
 pytestmark = pytest.mark.integration
@@ -39,13 +41,7 @@ def test_the_desktops_clones_and_arcvsa_s_snapshot_go_once_the_desktops_are_dest
 ) -> None:
     assert site.workdir is not None
     (site.workdir / NFS).mkdir()
-    spec = vim.host.NasVolume.Specification(
-        remoteHost="192.0.2.21",
-        remotePath=f"/{fleet_flows.DATASET}",
-        localPath=NFS,
-        accessMode="readWrite",
-        type="NFS",
-    )
+    spec = nas_spec(NfsDatastore(name=NFS, server="192.0.2.21", path=f"/{fleet_flows.DATASET}"))
     find(si, f"host/{CLUSTER}").host[0].configManager.datastoreSystem.CreateNasDatastore(spec)
     for name in fleet_flows.DESKTOPS:
         desktop(si, name, NFS)

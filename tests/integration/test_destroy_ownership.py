@@ -24,7 +24,8 @@ from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, Vcsim, wait_for_task
 from provisioning import ownership
 from provisioning.destroy import ZfsClones, destroy
 from provisioning.errors import VCenterError
-from provisioning.plan import HorizonSpec, PoolSpec
+from provisioning.nfs import nas_spec
+from provisioning.plan import HorizonSpec, NfsDatastore, PoolSpec
 from provisioning.progress import Event, Options
 from provisioning.release import ApplianceStorage
 
@@ -77,13 +78,7 @@ class Site:
 
     def nfs(self, name: str, hosts: int, owner: str | None = None) -> vim.Datastore:
         (self.workdir / name).mkdir(exist_ok=True)
-        spec = vim.host.NasVolume.Specification(
-            remoteHost="192.0.2.21",
-            remotePath=f"/tank/{name}",
-            localPath=name,
-            accessMode="readWrite",
-            type="NFS",
-        )
+        spec = nas_spec(NfsDatastore(name=name, server="192.0.2.21", path=f"/tank/{name}"))
         for host in self.cluster.host[:hosts]:
             host.configManager.datastoreSystem.CreateNasDatastore(spec)
         return self.mark(find(self.si, f"datastore/{name}"), owner)

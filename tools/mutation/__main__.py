@@ -46,9 +46,8 @@ def run_module(group: str, target: float, spec: dict, equivalents: dict[str, str
     tree = ast.parse(path.read_text(), str(path))
     name = engine.module_name(path, ROOT)
     all_sites = keyed(sites(tree))
-    listed = {key: reason for key, reason in equivalents.items()}
-    judged = [(s, k) for s, k in all_sites if k not in listed]
-    stale = sorted(set(listed) - {k for _, k in all_sites})
+    judged = [(s, k) for s, k in all_sites if k not in equivalents]
+    stale = sorted(set(equivalents) - {k for _, k in all_sites})
     # "args": pytest options, e.g. --noconftest for pure unit tests (halves each child's start)
     tests = [*spec["tests"], *spec.get("args", [])]
     base = engine.baseline(name, path, tests)
@@ -85,7 +84,7 @@ def run_module(group: str, target: float, spec: dict, equivalents: dict[str, str
         "seconds": round(time.monotonic() - started + base, 1),
         "baseline_seconds": round(base, 2),
         "survivors": sorted(survivors, key=lambda s: (s["line"], s["key"])),
-        "equivalents": [{"key": k, "reason": r} for k, r in sorted(listed.items()) if k not in stale],
+        "equivalents": [{"key": k, "reason": r} for k, r in sorted(equivalents.items()) if k not in stale],
         "stale_equivalents": stale,
     }
     result["score"] = round(score(result), 1)

@@ -119,11 +119,11 @@ def _start(
     return pid
 
 
-def _wait(pids: dict[int, tuple[float, float]], timeout: float) -> Iterator[tuple[int, int | None]]:
+def _wait(pids: dict[int, float], timeout: float) -> Iterator[tuple[int, int | None]]:
     """(pid, exit code or None for a timeout) for each child that has ended."""
     while True:
         now = time.monotonic()
-        for pid, (started, _) in list(pids.items()):
+        for pid, started in list(pids.items()):
             if now - started > timeout:
                 os.killpg(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
@@ -167,17 +167,17 @@ def run(
 ) -> Iterator[Outcome]:
     """Each (site, key) run in a child; outcomes in the order the children end."""
     pending = list(sites)
-    running: dict[int, tuple[float, float]] = {}
+    running: dict[int, float] = {}
     owner: dict[int, tuple[Site, str]] = {}
     while pending or running:
         while pending and len(running) < jobs:
             site, key = pending.pop(0)
             code = compile(mutate(tree, site), str(path), "exec")
             pid = _start(name, path, code, tests)
-            running[pid] = (time.monotonic(), 0.0)
+            running[pid] = time.monotonic()
             owner[pid] = (site, key)
         for pid, rc in _wait(running, timeout):
-            started, _ = running.pop(pid)
+            started = running.pop(pid)
             site, key = owner.pop(pid)
             status = TIMEOUT if rc is None else SURVIVED if rc == 0 else KILLED
             yield Outcome(site, key, status, time.monotonic() - started)
