@@ -13,7 +13,7 @@ import uvicorn.config
 from api.app import create_app
 from api.settings import Settings
 from api.tls import ensure_certificate
-from appliance.control import cgroup, modparams
+from appliance.control import modparams
 from appliance.control.errors import ControlError
 from appliance.control.files import Files, LocalFiles
 from appliance.upgrade import release
@@ -66,11 +66,9 @@ def main() -> None:
     # (and on to a remote syslog when forwarding is on); uvicorn configures its own loggers.
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
-    # First, while the api has no child: its unit delegates its cgroup (appliance.control.cgroup says why).
-    refreshes = cgroup.split_for_reads()
     hold_device_wait(settings)
     cert, key = ensure_certificate(settings.data_dir)
-    app = create_app(settings, refreshes)
+    app = create_app(settings)
     # What is built by now (modules, routes, schemas: ~175k objects) lives as long as the process. A full
     # collection walks all of it with the GIL held, a stall for every request in flight. Frozen, the
     # collector walks only what came since.

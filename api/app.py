@@ -36,6 +36,8 @@ from api.prometheus import routes as prometheus_routes
 from api.prometheus.auth import require_scraper
 from api.secretbox import SecretBox
 from api.settings import Settings
+from api.state import poll as state_poll
+from api.state.snapshot import Store
 from api.storage import routes as storage_routes
 from api.support import routes as support_routes
 from api.tuning import routes as tuning_routes
@@ -43,7 +45,6 @@ from api.upgrades import routes as upgrade_routes
 from api.users import routes as user_routes
 from api.vcenters import routes as vcenter_routes
 from api.wizard import routes as wizard_routes
-from appliance.control.cgroup import Leaf
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, SubprocessRunner
 
@@ -85,8 +86,8 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(settings: Settings | None = None, refreshes: Leaf | None = None) -> FastAPI:
-    """The api; ``refreshes`` is the cgroup background reads run their tools in (api.__main__)."""
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """The api."""
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     engine = db.make_engine(settings.database_url)
@@ -112,12 +113,10 @@ def create_app(settings: Settings | None = None, refreshes: Leaf | None = None) 
     app.state.secretbox = SecretBox(settings.key_file)
     app.state.throttle = LoginThrottle(settings.login_attempts, settings.login_window_seconds)
     # The one way to the storage tools (zpool, zfs, ...); tests replace it with recorded outputs.
-    app.state.storage_gateway = Gateway(
-        SubprocessRunner(refreshes),
-        reads_fresh_for=settings.reads_fresh_for,
-        reads_stale_for=settings.reads_stale_for,
-    )
+    app.state.storage_gateway = Gateway(SubprocessRunner())
     app.state.storage_files = LocalFiles(Path("/"))
+    # What every read answers from: the appliance's state as last observed (api.state).
+    app.state.snapshot = Store(settings.state_file)
     app.state.jobs = deployment_service.job_runner(app.state)
     app.state.calibrations = calibration_service.Runner(factory)
     errors.install(app)
@@ -162,6 +161,7 @@ def create_app(settings: Settings | None = None, refreshes: Leaf | None = None) 
     app.state.jobs.resume_interrupted()  # jobs a stopped api left running go on
     calibration_service.mark_interrupted(factory)  # a cut load is never rerun on its own
     app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
+    app.state.state_start = state_poll.start(app.state)  # on an appliance: this boot's first snapshot
     return app
 
 

@@ -17,7 +17,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from appliance.control import errors as ctl
 from appliance.upgrade import errors as up
 from ovf.errors import DescriptorInvalid
+from provisioning import appliance_errors as app
 from provisioning import errors as vc
+from provisioning import health
 
 
 class ApiError(Exception):
@@ -68,6 +70,10 @@ class NoLocalStorage(ApiError):
     """A storage route on a machine without storage of its own (the fleet manager, a developer's machine)."""
 
 
+class StateNotPublished(ApiError):
+    """A read before the appliance's state was first observed since it started (see api.state)."""
+
+
 # The one table: error class → (HTTP status, stable code). First match in MRO order wins.
 ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     NotFound: (404, "not_found"),
@@ -78,6 +84,7 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     TooManyAttempts: (429, "too_many_attempts"),
     InvalidInput: (422, "invalid_input"),
     NoLocalStorage: (404, "no_local_storage"),
+    StateNotPublished: (503, "state_pending"),
     SecretRequired: (422, "secret_required"),
     vc.AuthenticationFailed: (422, "vcenter_auth_failed"),
     vc.Unreachable: (422, "vcenter_unreachable"),
@@ -87,6 +94,15 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     vc.NotAVCenter: (422, "not_a_vcenter"),
     vc.SessionExpired: (422, "vcenter_session_expired"),
     vc.VCenterError: (422, "vcenter_error"),
+    # an arcvsa appliance's own api, as the fleet manager talks to it (never a vCenter fault)
+    app.ApplianceLoginFailed: (422, "appliance_login_failed"),
+    app.ApplianceRequestRefused: (422, "appliance_refused"),
+    app.ApplianceUnreachable: (422, "appliance_unreachable"),
+    app.ApplianceCertificateMismatch: (422, "appliance_certificate_mismatch"),
+    health.ApplianceCertificateChanged: (422, "appliance_certificate_mismatch"),
+    app.ApplianceBadAnswer: (422, "appliance_bad_answer"),
+    health.ApplianceUnhealthy: (422, "appliance_unhealthy"),
+    app.ApplianceApiError: (422, "appliance_error"),
     # a DeploymentPlan refused before any change
     vc.NameCollision: (409, "name_collision"),
     vc.HostNotInCluster: (422, "host_not_in_cluster"),
@@ -151,7 +167,13 @@ def lookup(exc: Exception) -> tuple[int, str] | None:
 
 def _body(exc: Exception, code: str) -> dict[str, Any]:
     body: dict[str, Any] = {"detail": str(exc), "code": code, "field": getattr(exc, "field", None)}
-    if isinstance(exc, vc.CertificateUntrusted | vc.ThumbprintMismatch):
+    if isinstance(
+        exc,
+        vc.CertificateUntrusted
+        | vc.ThumbprintMismatch
+        | app.ApplianceCertificateMismatch
+        | health.ApplianceCertificateChanged,
+    ):
         body["thumbprint"] = exc.thumbprint
     if isinstance(exc, vc.NameCollision):
         body["names"] = exc.names

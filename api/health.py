@@ -9,7 +9,6 @@ from api import VERSION
 from api.appliance import service
 from api.appliance.schemas import FirstBoot
 from api.deps import AppSettings
-from api.inline import answer
 
 router = APIRouter(prefix="/api", tags=["health"])
 
@@ -26,4 +25,4 @@ class Health(BaseModel):
 @router.get("/health")
 async def health(settings: AppSettings) -> Health:
     """Liveness and first-boot outcome; needs no login."""
-    return Health(status="ok", version=VERSION, firstboot=await answer(service.firstboot, settings))
+    return Health(status="ok", version=VERSION, firstboot=service.firstboot(settings))

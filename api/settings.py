@@ -47,18 +47,6 @@ class Settings(BaseSettings):
     alerts_check_seconds: float = Field(
         default=60.0, ge=1, le=3600, description="Seconds between two alert checks for notifications"
     )
-    reads_fresh_for: float = Field(
-        default=2.0,
-        ge=0,
-        le=60,
-        description="Seconds an answer of zpool/zfs/ganesha reads is shared by concurrent requests (0: never)",
-    )
-    reads_stale_for: float = Field(
-        default=10.0,
-        ge=0,
-        le=60,
-        description="Seconds past reads_fresh_for an answer is still served while it is read again (0: never)",
-    )
     metrics_keep: int = Field(
         default=8640, ge=2, description="Metric samples kept; older ones are pruned (8640 = 24 h at 10 s)"
     )
@@ -75,6 +63,11 @@ class Settings(BaseSettings):
     @cached_property
     def database_url(self) -> str:
         return f"sqlite:///{self.data_dir / 'arcvsa.db'}"
+
+    @cached_property
+    def state_file(self) -> Path:
+        """The appliance's published state (api.state): what every read of the storage answers from."""
+        return self.data_dir / "state.json"
 
     @cached_property
     def admin_password_hash_file(self) -> Path:

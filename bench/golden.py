@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import trace
+from process import ProcessFailed, run
 
 MIB = 1 << 20
 ZERO_MIB = bytes(MIB)
@@ -185,14 +186,12 @@ def build(
     disk = out / "disk.raw.tmp"
     disk.unlink(missing_ok=True)
     try:
-        subprocess.run(
+        run(
             [trace.tool("qemu-img"), "convert", "-U", "-f", "qcow2", "-O", "raw", str(image), str(disk)],
-            check=True,
-            capture_output=True,
             timeout=1800,
         )
-    except subprocess.CalledProcessError as err:
-        raise GoldenError(f"qemu-img convert failed: {err.stderr.decode(errors='replace')}") from None
+    except ProcessFailed as err:
+        raise GoldenError(f"qemu-img convert failed: {err.stderr}") from None
     ops = trace.load(trace_path)
     mapping = chunk_map(allocated_chunks(disk) | touched_chunks(ops))
     replica = out / "replica.raw"

@@ -32,17 +32,17 @@ from bench.stack import (
 from bench.toolchain import FioError, Toolchain, ToolchainError
 from bench.workload import Phase, SanProfile, Workload, load_san
 from lab.appliance_api import ApiError
-from lab.process import CommandError, run
 from lab.qmp import Qmp, QmpError
 from lab.san import San, Throttle, make_luns
 from lab.tap import TapLink
+from process import ProcessError, run
 
 # What a phase or a stack may fail with; anything else is a bug and stops the run.
 FAULTS = (
     StackError,
     FioError,
     ToolchainError,
-    CommandError,
+    ProcessError,
     ApiError,
     QmpError,
     syncwrite.SyncWriteError,
@@ -465,5 +465,5 @@ def start_san(directory: Path, lun_bytes: int, profile: SanProfile) -> San:
 def stop_quietly(san: San) -> None:
     try:
         san.stop()
-    except (CommandError, OSError) as exc:
+    except (ProcessError, OSError) as exc:
         print(f"bench: stopping the SAN: {exc}")

@@ -26,9 +26,9 @@ from bench import iostat, txgs
 from lab import appliance_env, guest_clock
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
-from lab.process import CommandError, run
 from lab.san import San
 from lab.tap import TapLink
+from process import ProcessError, run
 
 DATA_LUN = "lun0"
 LUN_PATH = f"/dev/disk/by-id/virtio-{DATA_LUN}"
@@ -209,7 +209,7 @@ class ApplianceStack(Stack):
         assert self.vm is not None
         try:
             return self.vm.ssh(argv, timeout=timeout)
-        except CommandError as exc:
+        except ProcessError as exc:
             raise StackError(f"{self.name}: {' '.join(argv)}: {exc.stderr.strip()[-500:]}") from exc
 
     @property
@@ -435,8 +435,8 @@ class NasXfs(ApplianceStack):
     def write(self, path: str, text: str) -> None:
         assert self.vm is not None
         try:
-            self.vm.ssh(["dd", f"of={path}", "status=none"], timeout=60, input_bytes=text.encode())
-        except CommandError as exc:
+            self.vm.ssh(["dd", f"of={path}", "status=none"], timeout=60, input_text=text)
+        except ProcessError as exc:
             raise StackError(f"{self.name}: writing {path}: {exc.stderr.strip()}") from exc
 
     def compression(self) -> float | None:

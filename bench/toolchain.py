@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -22,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from appliance.image import sources
-from appliance.image.commands import run
 from appliance.image.rootfs import release_mounts
+from process import ProcessAborted, ProcessFailed, ProcessTimeout, run, stream
 
 PACKAGES = ("fio", "libnfs-utils")
 # Bump when the way the tree is made changes in a way the argv does not show.
@@ -124,26 +123,15 @@ class Toolchain:
         """Run a job file and return fio's parsed JSON output; raise FioError on failure, on timeout
         or as soon as ``abort`` is set (a watcher saw the target die: no use waiting out the timeout)."""
         argv = self.fio_argv(["--output-format=json", *(extra or []), str(jobfile)])
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + timeout
         try:
-            while True:
-                try:
-                    stdout, stderr = proc.communicate(timeout=2)
-                    break
-                except subprocess.TimeoutExpired:
-                    aborted = abort is not None and abort.is_set()
-                    if aborted or time.monotonic() >= deadline:
-                        proc.kill()
-                        _, stderr = proc.communicate()
-                        why = "was aborted" if aborted else f"timed out after {timeout:.0f} s"
-                        raise FioError(f"fio {jobfile} {why}", stderr) from None
-        except BaseException:  # Ctrl-C or the above: fio never outlives the run (as subprocess.run)
-            proc.kill()
-            proc.wait()
-            raise
-        if proc.returncode != 0:
-            raise FioError(f"fio {jobfile} exited {proc.returncode}", stderr + stdout[-2000:])
+            done = run(argv, timeout=timeout, check=False, watch=lambda: _aborted(abort))
+        except ProcessAborted as err:
+            raise FioError(f"fio {jobfile} was aborted", err.stderr) from None
+        except ProcessTimeout as err:
+            raise FioError(f"fio {jobfile} timed out after {timeout:.0f} s", err.stderr) from None
+        stdout, stderr = done.stdout, done.stderr
+        if done.exit_code != 0:
+            raise FioError(f"fio {jobfile} exited {done.exit_code}", stderr + stdout[-2000:])
         # fio may print notes ("fio: ...") before the JSON document on stdout.
         start = stdout.find("{")
         if start < 0:
@@ -197,12 +185,16 @@ class Toolchain:
     @staticmethod
     def _capture(argv: list[str], *, timeout: float = 60.0) -> str:
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
-        except subprocess.TimeoutExpired:
+            return run(argv, timeout=timeout).stdout
+        except ProcessTimeout:
             raise ToolchainError(f"{argv[3:]} timed out after {timeout:.0f} s") from None
-        if done.returncode != 0:
-            raise ToolchainError(f"{argv[3:]} exited {done.returncode}: {done.stderr.strip()}")
-        return done.stdout
+        except ProcessFailed as err:
+            raise ToolchainError(f"{argv[3:]} exited {err.exit_code}: {err.stderr.strip()}") from None
+
+
+def _aborted(abort: threading.Event | None) -> str | None:
+    """The watch of a fio run: a reason to stop it once ``abort`` is set."""
+    return "aborted" if abort is not None and abort.is_set() else None
 
 
 def ensure(root: Path, *, source_line: str | None = None) -> Toolchain:
@@ -224,7 +216,7 @@ def ensure(root: Path, *, source_line: str | None = None) -> Toolchain:
     log.unlink(missing_ok=True)
     root.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    run(
+    stream(
         mmdebstrap_argv(line, root),
         timeout=MMDEBSTRAP_TIMEOUT,
         log=log,

@@ -26,6 +26,7 @@ from typing import Any
 
 from lab import console as vmconsole
 from lab.appliance_vm import TCG
+from process import run
 
 SECTOR = 512
 PAD_BYTES = 4096
@@ -214,9 +215,8 @@ def record(
     overlay, console, log = work / "overlay.qcow2", work / "console.log", work / "trace.log"
     for path in (overlay, console, log):
         path.unlink(missing_ok=True)
-    subprocess.run(
+    run(
         [tool("qemu-img"), "create", "-q", "-f", "qcow2", "-b", str(image), "-F", "qcow2", str(overlay)],
-        check=True,
         timeout=60,
     )
     started = time.monotonic()

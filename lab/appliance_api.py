@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.serialization import Encoding
 
 from lab import console as vmconsole
 from provisioning.appliance_api import ApplianceApi as PinnedApi
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.certificate import thumbprint_sha256
-from provisioning.errors import VCenterError
 
 
 class ApiError(RuntimeError):
@@ -52,7 +52,7 @@ class ApplianceApi:
         """(status, decoded JSON body)."""
         try:
             return self._client(token).exchange(method, path, body)
-        except VCenterError as exc:  # refused, reset, TLS, wrong certificate: provisioning's typed faults
+        except ApplianceApiError as exc:  # refused, reset, TLS, wrong certificate: typed appliance faults
             raise ApiError(f"{method} {path}: {exc}") from exc
 
     def health(self) -> dict[str, Any]:

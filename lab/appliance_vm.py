@@ -20,10 +20,11 @@ from typing import Any
 
 from lab import console
 from lab.appliance_env import LAB_GATEWAY
-from lab.process import CommandError, Daemon, free_port, run, spawn, wait_for_path
+from lab.daemon import Daemon, free_port, spawn, wait_for_path
 from lab.qmp import Qmp, QmpError
 from lab.san import Lun
 from lab.tap import GUEST_NETWORK_FILE, TapLink
+from process import ProcessError, run
 
 # Guest ports forwarded from the host: SSH, HTTPS (api), NFS, portmapper, mountd (pinned in ganesha),
 # iSCSI (LIO's portal). NFSv4.1 needs 2049 only (no portmapper, no mountd: the mount is in the protocol).
@@ -61,7 +62,7 @@ class VmConfig:
     """What to boot and with what: image, state folder, LUNs, SSD sizes, memory, CPUs, forwards.
 
     ``fresh`` makes a new OS overlay and new SSDs; otherwise they are kept from the last boot.
-    ``tied``: qemu ends with this process (test fixtures), see :func:`lab.process.spawn`.
+    ``tied``: qemu ends with this process (test fixtures), see :func:`lab.daemon.spawn`.
     ``reach_host``: the guest may send out through the host (restrict=off; see the module docstring).
     ``tap``: a second NIC on a host tap device (lab.tap), plugged in by :meth:`ApplianceVm.open_tap`.
     """
@@ -99,7 +100,7 @@ def keeps_disk(directory: Path, image: Path) -> bool:
     disk = overlay(directory)
     if not disk.is_file() or not image.is_file():
         return False
-    info = json.loads(run(["qemu-img", "info", "--output=json", "-U", str(disk)], timeout=60))
+    info = json.loads(run(["qemu-img", "info", "--output=json", "-U", str(disk)], timeout=60).stdout)
     backing = info.get("full-backing-filename") or info.get("backing-filename")
     same = bool(backing) and str(backing) == str(image.resolve())
     return same and image.stat().st_mtime <= disk.stat().st_mtime
@@ -230,9 +231,9 @@ class ApplianceVm:
             shlex.join(remote),
         ]
 
-    def ssh(self, remote: list[str], *, timeout: float = 120.0, input_bytes: bytes | None = None) -> str:
+    def ssh(self, remote: list[str], *, timeout: float = 120.0, input_text: str | None = None) -> str:
         """Run ``remote`` (an argv) in the guest as root; return its stdout."""
-        return run(self.ssh_argv(remote), timeout=timeout, input_bytes=input_bytes)
+        return run(self.ssh_argv(remote), timeout=timeout, input_text=input_text).stdout
 
     def wait_ssh(self, timeout: float = 300.0) -> float:
         """Wait until SSH answers; return seconds since qemu started. Fails early if qemu ended or the
@@ -244,13 +245,13 @@ class ApplianceVm:
             try:
                 self.ssh(["true"], timeout=30)
                 return time.monotonic() - self.started_at
-            except CommandError as err:
+            except ProcessError as err:
                 last = err.stderr
             time.sleep(2)
-        raise CommandError(
+        raise ProcessError(
             ["ssh"],
-            None,
             f"no SSH within {timeout:.0f} s (last: {last}); console ends:\n{console.tail(self.console)}",
+            last,
         )
 
     def open_tap(self, timeout: float = 120.0) -> str:
@@ -260,7 +261,7 @@ class ApplianceVm:
         if link is None:
             raise ValueError("this VM has no tap link")
         self.ssh(["mkdir", "-p", str(Path(GUEST_NETWORK_FILE).parent)])
-        self.ssh(["tee", GUEST_NETWORK_FILE], input_bytes=link.guest_network().encode())
+        self.ssh(["tee", GUEST_NETWORK_FILE], input_text=link.guest_network())
         self.ssh(["networkctl", "reload"])
         with self.qmp() as qmp:
             for command, arguments in link.hotplug():

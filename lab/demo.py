@@ -24,11 +24,11 @@ from api.wizard.schemas import StandIn, StandInDisk, StandInFile
 from lab import down, up
 from lab.appliance_api import ApiError
 from lab.appliance_vm import SSD_SERIALS, VmConfig
-from lab.process import CommandError
 from lab.san import Throttle
 from lab.stack import ApiServer
 from lab.state import LabState
 from lab.vcsim import Vcsim
+from process import ProcessError
 
 ROOT = Path(__file__).resolve().parents[1]
 SSD_ROLES: dict[str, Literal["log", "cache"]] = {"ssd-slog": "log", "ssd-l2arc": "cache"}
@@ -130,7 +130,7 @@ def boot_appliance(directory: Path, stand_in: Path) -> None:
             directory, image, key, luns=2, lun_size_bytes=2 << 30, throttle=Throttle(), memory_mib=4096,
             overrides={}, fresh=True, timeout=600,
         )  # fmt: skip
-    except (CommandError, ApiError) as err:
+    except (ProcessError, ApiError) as err:
         print(f"  the lab appliance did not come up: {err}", flush=True)
         return
     write_atomically(stand_in, stand_in_of(saved).model_dump_json(indent=2))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lab import state
 from lab.appliance_vm import power_off
-from lab.process import Daemon
+from lab.daemon import Daemon
 
 
 def down(directory: Path, *, timeout: float, wipe: bool) -> bool:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lab.process import CommandError
+from process import ProcessFailed
 
 PINGER = "import sys, time\nfor _ in sys.stdin:\n    print(time.clock_gettime_ns(time.CLOCK_MONOTONIC_RAW), flush=True)\n"
 
@@ -65,6 +65,6 @@ def raw_offset(ssh_argv: Callable[[list[str]], list[str]], pings: int = 7, timeo
             proc.kill()
             _, stderr = proc.communicate()
     if failure:
-        raise CommandError(argv, proc.returncode, f"{failure}\n{stderr}")
+        raise ProcessFailed(argv, proc.returncode, f"{failure}\n{stderr}")
     assert best is not None
     return best

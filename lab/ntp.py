@@ -18,11 +18,11 @@ import argparse
 import glob
 import socket
 import struct
-import subprocess
 import time
 from pathlib import Path
 
-from lab.process import CommandError, Daemon, run, spawn
+from lab.daemon import Daemon, spawn
+from process import ProcessError, run
 
 REPO = Path(__file__).resolve().parents[1]
 NTP_DIR = REPO / "var" / "ntp"
@@ -39,16 +39,16 @@ def chronyd(directory: Path = NTP_DIR) -> Path:
         return binary
     directory.mkdir(parents=True, exist_ok=True)
     fetch = ["apt-get", "download", PACKAGE]  # into the working directory: the only way it takes
-    done = subprocess.run(fetch, cwd=directory, capture_output=True, text=True, timeout=300, check=False)
-    if done.returncode:
-        raise CommandError(fetch, done.returncode, done.stderr)
+    run(fetch, cwd=directory, timeout=300)
     debs = sorted(glob.glob(str(directory / f"{PACKAGE}_*.deb")))
     if not debs:
-        raise CommandError(["apt-get", "download", PACKAGE], 0, f"no {PACKAGE}_*.deb in {directory}")
+        raise ProcessError(fetch, f"no {PACKAGE}_*.deb in {directory}")
     run(["dpkg-deb", "-x", debs[-1], str(directory / "root")], timeout=120)
-    missing = [line for line in run(["ldd", str(binary)], timeout=30).splitlines() if "not found" in line]
+    missing = [
+        line for line in run(["ldd", str(binary)], timeout=30).stdout.splitlines() if "not found" in line
+    ]
     if missing:
-        raise CommandError(["ldd", str(binary)], 0, f"chronyd's libraries missing on the host: {missing}")
+        raise ProcessError(["ldd", str(binary)], f"chronyd's libraries missing on the host: {missing}")
     return binary
 
 
@@ -100,7 +100,7 @@ def start(directory: Path = NTP_DIR, port: int = PORT, *, tied: bool = False, ti
     deadline = time.monotonic() + timeout
     while True:
         if not daemon.alive():
-            raise CommandError([str(binary)], -1, f"chronyd ended; see {directory / 'chronyd.log'}")
+            raise ProcessError([str(binary)], f"chronyd ended; see {directory / 'chronyd.log'}")
         try:
             if query(port):
                 return daemon
@@ -108,7 +108,7 @@ def start(directory: Path = NTP_DIR, port: int = PORT, *, tied: bool = False, ti
             pass
         if time.monotonic() > deadline:
             daemon.stop()
-            raise CommandError([str(binary)], None, f"no NTP answer on 127.0.0.1:{port} in {timeout:.0f} s")
+            raise ProcessError([str(binary)], f"no NTP answer on 127.0.0.1:{port} in {timeout:.0f} s")
         time.sleep(0.2)
 
 

@@ -17,7 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from lab.process import run
+from process import run
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD = REPO / "build" / "image"
@@ -32,7 +32,7 @@ class NotUpgradable(RuntimeError):
 
 
 def git(*argv: str, cwd: Path = REPO, timeout: float = 300) -> str:
-    return run(["git", "-C", str(cwd), *argv], timeout=timeout).strip()
+    return run(["git", "-C", str(cwd), *argv], timeout=timeout).stdout.strip()
 
 
 def worktree(rev: str) -> Path:

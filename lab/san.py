@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lab.process import Daemon, spawn, wait_for_path
+from lab.daemon import Daemon, spawn, wait_for_path
 from lab.qmp import Qmp
 
 FILL_CHUNK = 1 << 20
@@ -116,7 +116,7 @@ def qsd_argv(luns: list[Lun], socket: Path, qmp: Path, pidfile: Path, throttle: 
 class San:
     """A running qemu-storage-daemon for a set of LUNs, its files under ``directory``.
 
-    ``tied``: the daemon ends with this process (test fixtures), see :func:`lab.process.spawn`.
+    ``tied``: the daemon ends with this process (test fixtures), see :func:`lab.daemon.spawn`.
     """
 
     def __init__(

@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
-from lab.process import free_port
+from lab.daemon import free_port
 
 
 class ApiServer:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from lab.process import CommandError, run
+from process import ProcessError, run
 
 NETWORK = ipaddress.IPv4Network("198.51.100.0/24")
 # A locally administered MAC, so the guest finds the link's NIC by it (interface names depend on slots).
@@ -80,12 +80,12 @@ def open_link(ifname: str | None = None) -> TapLink:
         raise TapUnavailable("no /dev/net/tun on this host")
     try:
         run(["ip", "tuntap", "add", "dev", link.ifname, "mode", "tap"], timeout=30)
-    except CommandError as err:
+    except ProcessError as err:
         raise TapUnavailable(f"cannot create a tap device: {err.stderr.strip()}") from err
     try:
         run(["ip", "address", "add", link.host.with_prefixlen, "dev", link.ifname], timeout=30)
         run(["ip", "link", "set", "dev", link.ifname, "up"], timeout=30)
-    except CommandError:
+    except ProcessError:
         close_link(link)
         raise
     return link

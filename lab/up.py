@@ -16,8 +16,9 @@ from pathlib import Path
 from lab import appliance_env, appliance_vm, state
 from lab.appliance_api import ApiError, ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
-from lab.process import CommandError, Daemon
+from lab.daemon import Daemon
 from lab.san import San, Throttle, make_luns
+from process import ProcessError
 
 LATEST = state.REPO / "build" / "image" / "latest.json"
 APPLIED = ("applied", "skipped")
@@ -173,7 +174,7 @@ def main() -> None:
             timeout=args.timeout,
             reach_host=args.reach_host,
         )
-    except (CommandError, ApiError, ValueError, KeyError) as err:
+    except (ProcessError, ApiError, ValueError, KeyError) as err:
         print(f"lab up failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     except KeyboardInterrupt:

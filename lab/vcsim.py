@@ -41,6 +41,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from pyVmomi import vim, vmodl
 
+from process import ProcessError, run
 from provisioning.certificate import fetch_certificate
 from provisioning.errors import Unreachable
 from provisioning.session import connect
@@ -84,10 +85,8 @@ def find_vcsim() -> str:
     go = shutil.which("go")
     if go:
         try:
-            gopath = subprocess.run(
-                [go, "env", "GOPATH"], capture_output=True, text=True, timeout=20, check=True
-            ).stdout.strip()
-        except (subprocess.SubprocessError, OSError):
+            gopath = run([go, "env", "GOPATH"], timeout=20).stdout.strip()
+        except (ProcessError, OSError):
             gopath = ""
         for entry in filter(None, gopath.split(os.pathsep)):
             candidate = Path(entry) / "bin" / BINARY

@@ -18,6 +18,7 @@ from ovf.environment import make_environment_iso, render_environment
 from ovf.errors import OvfError
 from ovf.ova import pack_ova, verify_ova
 from ovf.validator import validate_descriptor
+from process import ProcessError
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -105,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             validate_descriptor(args.descriptor.read_bytes())
             print(f"{args.descriptor}: ok")
-    except (OvfError, KeyError) as exc:
+    except (OvfError, ProcessError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -13,9 +13,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from pathlib import Path
 
-from ovf.command import run
 from ovf.namespaces import ENV, VMW_ENV, q
 from ovf.properties import load_catalogue
+from process import run
 
 ISO_TIMEOUT = 60.0
 ENV_FILE_NAME = "ovf-env.xml"

@@ -18,15 +18,8 @@ class DescriptorInvalid(OvfError):
         super().__init__(f"OVF descriptor invalid ({len(self.problems)} problem(s)):\n{lines}")
 
 
-class CommandFailed(OvfError):
-    """An external tool (qemu-img) exited non-zero or timed out."""
-
-    def __init__(self, argv: Sequence[str], returncode: int | None, stderr: str) -> None:
-        self.argv = tuple(argv)
-        self.returncode = returncode
-        self.stderr = stderr
-        status = "timed out" if returncode is None else f"exited {returncode}"
-        super().__init__(f"{argv[0]} {status}: {' '.join(argv)}\n{stderr.strip()}")
+class ImageInvalid(OvfError):
+    """qemu-img describes a disk image that is not what an OVA needs (or nothing it can parse)."""
 
 
 class PackageInvalid(OvfError):

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ovf.command import run
-from ovf.errors import CommandFailed
+from ovf.errors import ImageInvalid
+from process import run
 
 QEMU_IMG = "qemu-img"
 INFO_TIMEOUT = 60.0
@@ -47,7 +47,7 @@ def image_info(path: Path, *, timeout: float = INFO_TIMEOUT) -> ImageInfo:
     try:
         return ImageInfo.model_validate(json.loads(done.stdout))
     except ValueError as exc:
-        raise CommandFailed(done.argv, 0, f"unparseable qemu-img info output: {exc}") from exc
+        raise ImageInvalid(f"unparseable {QEMU_IMG} info output for {path}: {exc}") from exc
 
 
 def convert_to_stream_vmdk(source: Path, target: Path, *, timeout: float) -> ImageInfo:
@@ -77,9 +77,7 @@ def convert_to_stream_vmdk(source: Path, target: Path, *, timeout: float) -> Ima
         )
         info = image_info(partial)
         if info.format != "vmdk" or info.vmdk_create_type() != "streamOptimized":
-            raise CommandFailed(
-                [QEMU_IMG, "info", str(partial)], 0, f"expected a streamOptimized vmdk, got {info}"
-            )
+            raise ImageInvalid(f"expected a streamOptimized vmdk from {QEMU_IMG} convert, got {info}")
         partial.replace(target)
         return info
     finally:

@@ -19,7 +19,7 @@ from pyVmomi import vim, vmodl
 
 from provisioning import ownership
 from provisioning.live import LiveState
-from provisioning.plan import PoolSpec
+from provisioning.plan import DesktopPoolSpec
 from provisioning.tasks import Vc
 
 #: how far back the task history is searched (newest first): enough for one pool's run
@@ -28,7 +28,7 @@ _PAGE = 200
 
 
 def adopt(
-    vc: Vc, owner: str, pool: PoolSpec, live: LiveState, tasks: dict[str, str], *, mark: bool = True
+    vc: Vc, owner: str, pool: DesktopPoolSpec, live: LiveState, tasks: dict[str, str], *, mark: bool = True
 ) -> list[str]:
     """Mark as ours the unmarked desktops our own tasks made (in vCenter only when `mark`); their names.
 
@@ -68,7 +68,7 @@ def _made_by(vc: Vc, task_id: str, moid: str) -> bool:
     return bool(info.state == "success" and getattr(info.result, "_moId", None) == moid)
 
 
-def _task_entity(vc: Vc, pool: PoolSpec, live: LiveState) -> Any:
+def _task_entity(vc: Vc, pool: DesktopPoolSpec, live: LiveState) -> Any:
     """The object the pool's desktop tasks run on: the golden VM (clone) or the folder (register); or None."""
     if pool.full_copy == "zfs":
         folder = live.folders.get(pool.folder)

@@ -32,25 +32,19 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from provisioning import cancel
+from provisioning.appliance_errors import (
+    ApplianceApiError,
+    ApplianceBadAnswer,
+    ApplianceCertificateMismatch,
+    ApplianceLoginFailed,
+    ApplianceRequestRefused,
+    ApplianceUnreachable,
+)
 from provisioning.certificate import fetch_certificate, pinned_context, translate_transport_error
-from provisioning.errors import VCenterError
+from provisioning.errors import NotAVCenter, ThumbprintMismatch, VCenterError
 
 ADMIN = "admin"  # first boot makes this user with the OVF admin_password
 STORAGE = "/api/storage"
-
-
-class ApplianceApiError(VCenterError):
-    """The appliance's api refused a request (its status, code and detail kept) or did not answer."""
-
-    def __init__(self, message: str, *, status: int = 0, code: str = "", field: str | None = None) -> None:
-        super().__init__(message, field=field)
-        self.status, self.code = status, code
-
-
-class ApplianceLoginFailed(ApplianceApiError):
-    """The appliance refused the admin password the plan gave it."""
-
-    field = "fleet.admin_password"
 
 
 class DiskNotVisible(ApplianceApiError):
@@ -63,13 +57,38 @@ def split_endpoint(endpoint: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def first_contact(endpoint: str, timeout: float) -> str:
+def first_contact(endpoint: str, timeout: float, name: str = "") -> str:
     """The SHA-256 thumbprint of the certificate `endpoint` presents now, to pin (trust on first use).
 
-    Raises Unreachable/VCenterTimeout/NotAVCenter while nothing answers TLS there (still booting).
+    Raises ApplianceUnreachable or ApplianceBadAnswer while nothing answers TLS there (still booting).
     """
     host, port = split_endpoint(endpoint)
-    return fetch_certificate(host, port, timeout).thumbprint_sha256
+    try:
+        return fetch_certificate(host, port, timeout).thumbprint_sha256
+    except VCenterError as exc:  # the shared certificate reader speaks of vCenter: say appliance
+        raise appliance_fault(exc.__cause__ or exc, name or endpoint, endpoint) from exc
+
+
+def appliance_fault(exc: BaseException, name: str, endpoint: str) -> ApplianceApiError:
+    """The appliance fault for a socket, TLS or HTTP failure talking to the api of `name` at `endpoint`."""
+    fault = exc if isinstance(exc, VCenterError) else translate_transport_error(exc, endpoint)
+    if isinstance(fault, ThumbprintMismatch):
+        return ApplianceCertificateMismatch(
+            f"{name}: its api at {endpoint} presented a certificate with SHA-256 {fault.thumbprint}, not the "
+            "one pinned for this appliance. Another machine may hold its address, or the appliance was "
+            "deployed again and made a new certificate: if you trust the new one, clear the appliance's "
+            "thumbprint in the plan and resume.",
+            thumbprint=fault.thumbprint,
+        )
+    if isinstance(fault, NotAVCenter):
+        return ApplianceBadAnswer(
+            f"{name}: {endpoint} does not answer as an arcvsa appliance's api ({exc}). Another service may "
+            "hold this address or port: correct the appliance's api address in the plan, then resume."
+        )
+    return ApplianceUnreachable(
+        f"{name}: its api at {endpoint} cannot be reached ({fault or exc}). Check that the appliance VM is "
+        "powered on and that this machine can reach that address, then resume."
+    )
 
 
 class ApplianceApi:
@@ -93,7 +112,7 @@ class ApplianceApi:
         self.cancelled = cancelled
 
     def exchange(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """(status, decoded JSON or None); transport faults become typed VCenterErrors."""
+        """(status, decoded JSON or None); transport faults become typed ApplianceApiErrors."""
         cancel.check(self.cancelled, f"before {method} {path} on {self.name}")
         host, port = split_endpoint(self.endpoint)
         ctx = pinned_context(self.thumbprint)
@@ -110,10 +129,9 @@ class ApplianceApi:
             response = conn.getresponse()
             raw = response.read()
         except Exception as exc:
-            fault = translate_transport_error(exc, self.endpoint)
-            if fault is None:
+            if translate_transport_error(exc, self.endpoint) is None:
                 raise
-            raise fault from exc
+            raise appliance_fault(exc, self.name, self.endpoint) from exc
         finally:
             conn.close()
         try:
@@ -122,13 +140,13 @@ class ApplianceApi:
             return response.status, {"detail": raw[:200].decode(errors="replace")}
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
-        """The answer of a request that must succeed; ApplianceApiError with the api's code otherwise."""
+        """The answer of a request that must succeed; ApplianceRequestRefused with the api's code otherwise."""
         status, data = self.exchange(method, path, body)
         if status < 400:
             return data
         detail = data.get("detail") if isinstance(data, dict) else data
         code = str(data.get("code") or "") if isinstance(data, dict) else ""
-        cls = ApplianceLoginFailed if status == 401 and path.endswith("/token") else ApplianceApiError
+        cls = ApplianceLoginFailed if status == 401 and path.endswith("/token") else ApplianceRequestRefused
         raise cls(
             f"{self.name}: {method} {path} answered {status} {code}: {detail}".replace(" :", ":"),
             status=status,

@@ -17,7 +17,6 @@ from pyVmomi import vim
 from provisioning import ownership
 from provisioning.appliance_api import (
     ApplianceApi,
-    ApplianceApiError,
     StorageTarget,
     by_role,
     ensure_storage,
@@ -25,6 +24,7 @@ from provisioning.appliance_api import (
     wwn_of_naa,
     wwn_of_vmdk,
 )
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.diff import Action
 from provisioning.errors import LunNotFound
 from provisioning.health import HealthProbe, HealthWait, endpoint_of

@@ -20,6 +20,7 @@ from ovf.ova import verify_ova
 from provisioning import horizon, nfs, ownership, pools
 from provisioning.adoption import adopt
 from provisioning.appliance_api import ApplianceApi, first_contact, prepare_clones
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.appliances import appliance_works
 from provisioning.diff import Diff, check, diff, export_clients, golden_folder, storage_signature
 from provisioning.errors import Cancelled, PlacementNotFound, PlanError, VCenterError
@@ -112,7 +113,7 @@ def _zfs_copy(
         )
     pin = pins.get(spec.name) or spec.api_thumbprint_sha256
     if pin is None:  # the fleet was made by an earlier run that recorded no pin: first contact now
-        pin = pins[spec.name] = first_contact(endpoint, 30.0)
+        pin = pins[spec.name] = first_contact(endpoint, 30.0, spec.name)
         progress(spec.name, "pin", pin)
     api = ApplianceApi(endpoint, pin, name=spec.name, cancelled=progress.opts.cancelled)
     api.login(password)
@@ -244,7 +245,7 @@ def apply(login: Login, deployment: DeploymentPlan, opts: Options | None = None)
             if deployment.pool.full_copy == "zfs" and changes.of("desktop", "create", "replace"):
                 try:
                     zfs = _zfs_copy(deployment, live, pins, _password(deployment, opts), progress)
-                except VCenterError as exc:  # the appliance refused or did not answer: no desktop yet
+                except ApplianceApiError as exc:  # the appliance refused or did not answer: no desktop yet
                     report.fail(f"zfs-copy:{deployment.pool.golden_vm}", exc, progress)
                     return finish(report, vc, started)
             actions = changes.actions

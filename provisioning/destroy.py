@@ -11,11 +11,12 @@ from pyVmomi import vim
 from provisioning import horizon, nfs, pools
 from provisioning.adoption import adopt
 from provisioning.appliance_api import ApplianceApi, first_contact, remove_clones
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.diff import golden_folder, teardown
 from provisioning.errors import VCenterError
 from provisioning.health import endpoint_of
 from provisioning.live import LiveState, read_state
-from provisioning.plan import DeploymentPlan, HorizonSpec, PoolSpec
+from provisioning.plan import DeploymentPlan, DesktopPoolSpec, HorizonSpec
 from provisioning.progress import Login, Options, Progress, Report, finish, run_phase
 from provisioning.release import ApplianceStorage, release
 from provisioning.tasks import Vc, Work, run_bounded
@@ -69,7 +70,7 @@ def destroy(
     *,
     horizon_pool: tuple[HorizonSpec, str] | None = None,
     zfs: ZfsClones | None = None,
-    pool: PoolSpec | None = None,
+    pool: DesktopPoolSpec | None = None,
     storage: dict[str, ApplianceStorage] | None = None,
 ) -> Report:
     """Remove every object whose owner mark is `owner`: desktops, mounts, appliances, pool, folders.
@@ -158,9 +159,9 @@ def _release(storage: ApplianceStorage, opts: Options, progress: Progress) -> No
     its VM: the VM goes anyway, and the event says which disks may still carry the pool's labels."""
     try:
         if not opts.password:
-            raise VCenterError(f"releasing {storage.name}'s pool needs its admin password")
+            raise ApplianceApiError(f"releasing {storage.name}'s pool needs its admin password")
         done = release(storage, opts.password, cancelled=opts.cancelled)
-    except (VCenterError, OSError) as exc:
+    except (ApplianceApiError, OSError) as exc:
         progress(
             storage.name, "info", f"pool {storage.pool} not released ({exc}): disks mapped raw may still carry "
             "its labels; wipe them from the Disks page of the appliance that takes them next",
@@ -194,12 +195,12 @@ def _remove_clones(
     key = f"zfs-clones:{zfs.name}"
     try:
         if not opts.password:
-            raise VCenterError(f"removing the ZFS clones needs {zfs.name}'s admin password")
-        thumbprint = zfs.thumbprint or first_contact(zfs.endpoint, 30.0)
+            raise ApplianceApiError(f"removing the ZFS clones needs {zfs.name}'s admin password")
+        thumbprint = zfs.thumbprint or first_contact(zfs.endpoint, 30.0, zfs.name)
         api = ApplianceApi(zfs.endpoint, thumbprint, name=zfs.name, cancelled=opts.cancelled)
         api.login(opts.password)
         removed = remove_clones(api, zfs.pool, zfs.dataset, desktops)
-    except (VCenterError, OSError) as exc:
+    except (ApplianceApiError, OSError) as exc:
         report.fail(key, exc, progress)
         return
     report.done.append(key)

@@ -26,7 +26,7 @@ from provisioning.errors import (
     SnapshotMissing,
 )
 from provisioning.live import LiveState, LiveVm
-from provisioning.plan import DeploymentPlan, PoolSpec
+from provisioning.plan import DeploymentPlan, DesktopPoolSpec
 
 GIB = 1024**3
 MIB = 1024**2
@@ -201,7 +201,7 @@ def golden_folder(vm_path: str) -> tuple[str, str, str]:
     return (m.group(1), m.group(2), m.group(3)) if m else ("", "", "")
 
 
-def _check_zfs_copy(plan: DeploymentPlan, pool: PoolSpec, golden: LiveVm) -> None:
+def _check_zfs_copy(plan: DeploymentPlan, pool: DesktopPoolSpec, golden: LiveVm) -> None:
     if pool.clone != "full":
         raise PlanError("full_copy 'zfs' makes full clones: set pool.clone to 'full'", field="pool.full_copy")
     if plan.fleet is None or plan.nfs is None or pool.datastore != plan.nfs.name:
@@ -232,7 +232,7 @@ def storage_signature(plan: DeploymentPlan, live: LiveState) -> str:
     return signature(plan.nfs.dataset()[1], plan.nfs.version, export_clients(plan, live))
 
 
-def _check_pool(plan: DeploymentPlan, pool: PoolSpec, live: LiveState, collisions: list[str]) -> None:
+def _check_pool(plan: DeploymentPlan, pool: DesktopPoolSpec, live: LiveState, collisions: list[str]) -> None:
     golden = live.vm(pool.golden_vm)
     if golden is None:
         raise PlacementNotFound(f"no golden VM {pool.golden_vm!r}", field="pool.golden_vm")
@@ -408,7 +408,7 @@ def orphans(plan: DeploymentPlan, live: LiveState) -> list[Action]:
     return out
 
 
-def _pool_actions(owner: str, pool: PoolSpec, live: LiveState) -> list[Action]:
+def _pool_actions(owner: str, pool: DesktopPoolSpec, live: LiveState) -> list[Action]:
     actions: list[Action] = []
     parts = pool.folder.split("/")
     for depth in range(1, len(parts) + 1):

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from provisioning import cancel
 from provisioning.appliance_api import split_endpoint
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.certificate import PinMismatch, fetch_certificate, pinned_context
 from provisioning.errors import VCenterError
 from provisioning.plan import ApplianceSpec
@@ -38,7 +39,7 @@ SAY_EVERY = 10.0
 LOOK_TIMEOUT = 5.0
 
 
-class ApplianceUnhealthy(VCenterError):
+class ApplianceUnhealthy(ApplianceApiError):
     """The appliance's api did not report healthy within its boot window."""
 
     field = "fleet.health_timeout_s"

@@ -21,7 +21,7 @@ from typing import Any
 
 from provisioning.certificate import pinned_context, verified_context
 from provisioning.live import LiveState
-from provisioning.plan import HorizonSpec, PoolSpec
+from provisioning.plan import DesktopPoolSpec, HorizonSpec
 
 API = "/rest"
 CREATE_POOL = f"{API}/inventory/v12/desktop-pools"  # DesktopPoolCreateSpecV8
@@ -112,12 +112,14 @@ class HorizonClient:
         raise HorizonError(500, f"pool {spec['name']!r} was created but is not listed")
 
 
-def naming_pattern(pool: PoolSpec) -> str:
+def naming_pattern(pool: DesktopPoolSpec) -> str:
     """arcvsa's 'vdi-###' as Horizon writes it: 'vdi-{n:fixed=3}'."""
     return re.sub(r"#+", lambda m: f"{{n:fixed={len(m.group())}}}", pool.naming, count=1)
 
 
-def pool_spec(pool: PoolSpec, live: LiveState, vcenter_id: str, *, instant: bool = True) -> dict[str, Any]:
+def pool_spec(
+    pool: DesktopPoolSpec, live: LiveState, vcenter_id: str, *, instant: bool = True
+) -> dict[str, Any]:
     """A DesktopPoolCreateSpecV8 for `pool` on the datastore it names (the arcvsa NFS datastore).
 
     instant: Horizon instant clones from the golden VM's snapshot; else full clones from the golden VM
@@ -159,7 +161,9 @@ def pool_spec(pool: PoolSpec, live: LiveState, vcenter_id: str, *, instant: bool
     }
 
 
-def manual_pool_spec(pool: PoolSpec, name: str, vcenter_id: str, machines: list[str]) -> dict[str, Any]:
+def manual_pool_spec(
+    pool: DesktopPoolSpec, name: str, vcenter_id: str, machines: list[str]
+) -> dict[str, Any]:
     """A DesktopPoolCreateSpecV8 handing desktops arcvsa made (their vCenter moids) to Horizon as is."""
     return {
         "name": name,
@@ -194,7 +198,7 @@ def session(spec: HorizonSpec, password: str, *, timeout: float = 30.0) -> Itera
 
 
 def ensure_manual_pool(
-    client: HorizonClient, spec: HorizonSpec, pool: PoolSpec, machines: dict[str, str], new: set[str]
+    client: HorizonClient, spec: HorizonSpec, pool: DesktopPoolSpec, machines: dict[str, str], new: set[str]
 ) -> str:
     """Create the manual pool with every desktop, or add the desktops made in this run; what was done.
 
@@ -214,7 +218,7 @@ def ensure_manual_pool(
 
 
 def release_machines(
-    client: HorizonClient, spec: HorizonSpec, pool: PoolSpec, machines: dict[str, str]
+    client: HorizonClient, spec: HorizonSpec, pool: DesktopPoolSpec, machines: dict[str, str]
 ) -> str:
     """Take desktops (name → moid) out of the manual pool before they are destroyed; what was done.
 

@@ -189,7 +189,7 @@ class NfsDatastore(_Model):
         return parts[0], "/".join(parts)
 
 
-class PoolSpec(_Model):
+class DesktopPoolSpec(_Model):
     name: Name = Field(description="Pool name")
     persistence: Literal["stateless", "persistent"] = Field(default="stateless", description="Pool type")
     clone: Literal["linked", "full"] = Field(default="linked", description="Clone type")
@@ -276,7 +276,7 @@ class DeploymentPlan(_Model):
     cluster: Name = Field(description="Cluster the hosts belong to")
     fleet: Fleet | None = Field(default=None, description="The appliances, one per host")
     nfs: NfsDatastore | None = Field(default=None, description="The NFS datastore mounted on every host")
-    pool: PoolSpec | None = Field(default=None, description="The desktop pool")
+    pool: DesktopPoolSpec | None = Field(default=None, description="The desktop pool")
     horizon: HorizonSpec | None = Field(
         default=None, description="Hand the pool's desktops to Horizon as a manual desktop pool"
     )

@@ -22,12 +22,12 @@ from provisioning.appliance_api import ApplianceApi, CloneSource, clone_desktop
 from provisioning.diff import Action
 from provisioning.errors import PlacementNotFound
 from provisioning.live import LiveState
-from provisioning.plan import PoolSpec
+from provisioning.plan import DesktopPoolSpec
 from provisioning.tasks import Vc, Work
 
 
 def ensure_placement(
-    vc: Vc, owner: str, pool: PoolSpec, live: LiveState, keys: dict[str, int]
+    vc: Vc, owner: str, pool: DesktopPoolSpec, live: LiveState, keys: dict[str, int]
 ) -> tuple[str, str]:
     """(folder moid, resource pool moid), creating and marking what is missing."""
     parent = live.vm_folder
@@ -59,7 +59,7 @@ def ensure_placement(
     return folder, rp
 
 
-def customization(vc: Vc, pool: PoolSpec) -> Any:
+def customization(vc: Vc, pool: DesktopPoolSpec) -> Any:
     """The pool's guest customization spec, or None; PlacementNotFound when it names none that exists."""
     if not pool.customization_spec:
         return None
@@ -88,7 +88,7 @@ COPIED = vim.option.OptionValue(key="uuid.action", value="create")  # answer "I 
 def desktop_works(
     vc: Vc,
     owner: str,
-    pool: PoolSpec,
+    pool: DesktopPoolSpec,
     live: LiveState,
     actions: list[Action],
     keys: dict[str, int],

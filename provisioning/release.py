@@ -46,7 +46,7 @@ def release(
 
     A pool that is gone already is no error: destroy may run again after a partial run.
     """
-    thumbprint = storage.thumbprint or first_contact(storage.endpoint, timeout)
+    thumbprint = storage.thumbprint or first_contact(storage.endpoint, timeout, storage.name)
     api = ApplianceApi(storage.endpoint, thumbprint, name=storage.name, timeout=timeout, cancelled=cancelled)
     api.login(password)
     if api.pool(storage.pool) is None:

@@ -24,6 +24,7 @@ from typing import Any
 from pyVmomi import VmomiSupport, vim, vmodl
 
 from provisioning import cancel, session
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.errors import SessionExpired, VCenterError
 
 log = logging.getLogger(__name__)
@@ -207,7 +208,11 @@ def run_bounded(
                 return again(w, _fault_text(exc))
             except SessionExpired:
                 raise
-            except (vmodl.MethodFault, VCenterError) as exc:  # this object failed; the others go on
+            except (
+                vmodl.MethodFault,
+                VCenterError,
+                ApplianceApiError,
+            ) as exc:  # this one failed; others go on
                 return fail(w, _fault_text(exc))
             if isinstance(result, vim.Task):
                 inflight[result._moId] = w

@@ -35,9 +35,9 @@ from lab import appliance_env
 from lab import console as vmconsole
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
-from lab.process import CommandError, run
 from lab.san import San, make_luns
 from lab.tap import TapLink
+from process import ProcessError, run
 from reliability.ledger import Ledger, Verdict, read_ledger, verify
 from reliability.writer import Writer, WriterSpec, build, wait_acked
 
@@ -241,7 +241,7 @@ class Lab:
                 try:
                     run(["nfs-ls", self.url(pool)], timeout=60)
                     break
-                except CommandError as err:
+                except ProcessError as err:
                     if time.monotonic() > deadline:
                         raise RuntimeError(f"{pool.path} does not answer over NFSv3: {err}") from err
                     time.sleep(3)

@@ -42,7 +42,7 @@ from bench import job, toolchain
 from bench.workload import Phase
 from lab import console as vmconsole
 from lab import tap
-from lab.process import CommandError
+from process import ProcessError, run
 from reliability import steadiness
 from reliability.ledger import read_ledger, verify
 from reliability.powercut import LUN0, LUN1, SLOG, Lab, Options, PoolSpec, say
@@ -51,8 +51,9 @@ from reliability.writer import Writer, WriterSpec, build
 
 REPO = Path(__file__).resolve().parents[1]
 WRK_SCRIPT = Path(__file__).resolve().parent / "wrk_api.lua"
-# The api's cgroup and its server's leaf (appliance.control.cgroup): (path under the unit's, JSON key).
-API_CGROUPS = {"": "api_quota", "/server": "api_server_quota"}
+# The control plane's units whose CPU the soak reports: the api, and the state poller its reads answer
+# from (unit, JSON key).
+API_CGROUPS = {"arcvsa-api.service": "api_quota", "arcvsa-metrics.service": "poller_quota"}
 # What a dashboard polls: health, pools (zpool under the hood), I/O summary, alerts, exports, the appliance.
 API_PATHS = (
     "/api/health",
@@ -147,15 +148,12 @@ class MemorySampler(threading.Thread):
                 at = time.monotonic() - self.started_at
                 sample = steadiness.memory_sample(at, keyed, ps)
                 sample["cpu"] = steadiness.cpu_sample(stat, times)
-                host_times = subprocess.run(
-                    [self.ps, "-eo", "times=,comm="], capture_output=True, text=True, check=True, timeout=60
-                ).stdout
+                host_times = run([self.ps, "-eo", "times=,comm="], timeout=60).stdout
                 sample["host_cpu"] = steadiness.cpu_sample(Path("/proc/stat").read_text(), host_times)
                 sample["san"] = steadiness.san_sample(self.lab.vm.blockstats())
                 self.samples.append(sample)
             except (
-                CommandError,
-                subprocess.SubprocessError,
+                ProcessError,
                 OSError,
                 KeyError,
                 ValueError,
@@ -400,18 +398,18 @@ def space(lab: Lab) -> dict[str, int] | str:
     argv = ["zpool", "list", "-Hp", "-o", "size,allocated,fragmentation,capacity", POOL.name]
     try:
         return steadiness.pool_space(lab.vm.ssh(argv, timeout=120))
-    except (CommandError, ValueError) as exc:
+    except (ProcessError, ValueError) as exc:
         return str(exc)[:200]
 
 
-def api_cpu_stat(lab: Lab, leaf: str) -> str:
-    """``cpu.stat`` of the api's cgroup or one of its leaves (its CPU and how often its quota throttled
-    it), or "" if unreadable."""
+def api_cpu_stat(lab: Lab, unit: str) -> str:
+    """``cpu.stat`` of a control-plane unit's cgroup (its CPU and how often its quota throttled it), or ""
+    if unreadable."""
     try:
-        unit = ["systemctl", "show", "-p", "ControlGroup", "--value", "arcvsa-api.service"]
-        group = lab.vm.ssh(unit, timeout=60).strip()
-        return lab.vm.ssh(["cat", f"/sys/fs/cgroup{group}{leaf}/cpu.stat"], timeout=60) if group else ""
-    except CommandError:
+        show = ["systemctl", "show", "-p", "ControlGroup", "--value", unit]
+        group = lab.vm.ssh(show, timeout=60).strip()
+        return lab.vm.ssh(["cat", f"/sys/fs/cgroup{group}/cpu.stat"], timeout=60) if group else ""
+    except ProcessError:
         return ""
 
 
@@ -433,7 +431,7 @@ def sync_verdict(lab: Lab, spec: WriterSpec, writes_per_s: int) -> dict[str, Any
         try:
             found["lost"] = len(verify(ledger, lab.read_back(POOL, spec.file), spec.content).lost)
             return found
-        except CommandError as err:
+        except ProcessError as err:
             if time.monotonic() > deadline:
                 found["read_back_error"] = str(err)[:1000]
                 found["ganesha"] = ganesha_state(lab)
@@ -449,7 +447,7 @@ def ganesha_state(lab: Lab) -> str:
         )
         tail = lab.vm.ssh(["journalctl", "-u", "nfs-ganesha", "-n", "20", "--no-pager"], timeout=60)
         return (shown + tail)[-4000:]
-    except (CommandError, OSError) as err:
+    except (ProcessError, OSError) as err:
         return f"unreachable: {err}"
 
 
@@ -510,7 +508,7 @@ def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, lis
         rows.append(["api worst path p99 (ms)", str(api["p99_ms"]), f"< {limits.api_p99_ms}"])
     if isinstance(idle, dict):
         rows.append(["api worst path p99, idle appliance (ms)", str(idle["p99_ms"]), ""])
-    for key, label in (("api_quota", "api unit"), ("api_server_quota", "api server leaf")):
+    for key, label in (("api_quota", "api unit"), ("poller_quota", "state poller unit")):
         quota = figures.get(key)
         if quota:
             used = f"{quota['cpu_pct_of_one']} % of one vCPU; throttled in {quota['throttled']} of "

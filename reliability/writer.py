@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lab.process import run
+from process import run
 from reliability.ledger import Write, read_ledger
 
 REPO = Path(__file__).resolve().parents[1]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from api.alerts.schemas import Alert
-from appliance.control.pools import PoolSpace
+from appliance.control.pools import ZfsPoolSpace
 
 # ZFS slows down as free space fragments: past ~80 % the allocator hunts for free segments and writes
 # get slower; past ~90 % it is clearly felt and near 100 % even deletes can fail (copy-on-write).
@@ -11,7 +11,7 @@ WARN_PERCENT = 80.0
 CRITICAL_PERCENT = 90.0
 
 
-def capacity_alert(space: PoolSpace) -> Alert | None:
+def capacity_alert(space: ZfsPoolSpace) -> Alert | None:
     """Warning over 80 % allocated, critical over 90 %."""
     percent = space.percent
     if percent < WARN_PERCENT:

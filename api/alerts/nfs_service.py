@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 from api.alerts.schemas import Alert
-from appliance.control.errors import ControlError
-from appliance.control.gateway import Gateway
-from appliance.control.nfs import backends
-from appliance.control.nfs.backends import Backend
+from appliance.control.nfs.backends import Backend, ServiceState
+from appliance.control.observed import Failure
 
 KEY = "nfs/service"
 
 
-def nfs_alert(gw: Gateway, backend: Backend, exports: int) -> Alert | None:
-    """Critical while the chosen backend's service is not active and has exports to serve (with none,
-    a stopped server serves nobody: knfsd is not even started before its first export)."""
-    if exports == 0:
+def nfs_alert(
+    services: dict[Backend, ServiceState | Failure] | None, backend: Backend, exports: int
+) -> Alert | None:
+    """Critical while the chosen backend's service, as last observed, is not active and has exports to
+    serve (with none, a stopped server serves nobody: knfsd is not even started before its first export)."""
+    if exports == 0 or services is None:  # nothing to serve, or not observed yet
         return None
-    try:
-        state = backends.service_state(gw, backend)
-    except ControlError as exc:
+    state = services.get(backend)
+    if state is None or isinstance(state, Failure):
         return Alert(
             key=KEY,
             severity="critical",
             subject=f"NFS server ({backend.value})",
-            message=f"the NFS server's state could not be read: {exc}",
+            message=f"the NFS server's state could not be read: {state.message if state else 'not observed'}",
         )
     if state.active_state == "active":
         return None

@@ -2,8 +2,8 @@
 with the stored samples and the served certificate (when given): a full pool, an ARC hit ratio that
 collapsed, a slow LUN, a certificate near expiry; with the appliance's files, a clock not kept to NTP.
 
-Derived afresh, so an alert clears itself when its cause goes (a LUN replaced, a pool cleared). The api's
-list is shared like the pool reads it is made of (see ``shared``).
+Derived afresh from each observation of the appliance (api.state), so an alert clears itself when its
+cause goes (a LUN replaced, a pool cleared); the state poller publishes them with the state they come from.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from api.alerts.capacity import capacity_alert
 from api.alerts.certificate import certificate_alert
@@ -22,50 +22,56 @@ from api.alerts.timesync import timesync_alert
 from api.exports import service as exports
 from api.metrics import store
 from api.settings import Settings
-from appliance.control import pools
-from appliance.control.errors import NotFound, SystemFault
+from api.state.snapshot import Published
 from appliance.control.files import Files
-from appliance.control.gateway import Gateway
-from appliance.control.pools import PoolHealth, VdevHealth
+from appliance.control.observed import Observed, Part
+from appliance.control.pools import VdevHealth, ZfsPoolHealth
 
 # OpenZFS prints SUSPENDED for a pool whose I/O failed under failmode=wait (the default).
 SUSPENDED = "SUSPENDED"
 BAD_POOL_STATES = {"DEGRADED", "FAULTED", "UNAVAIL", "REMOVED", "OFFLINE"}
+STALE_PASSES = 6  # intervals of the poller without a full observation before the state counts as stale
 ROLE_NAMES = {"log": "SLOG", "cache": "L2ARC", "spare": "spare", "data": "LUN"}
 
 
-def current(
-    gw: Gateway,
+def derive(
+    observed: Observed,
     db: Session | None = None,
-    data_dir: Path | None = None,
-    now: dt.datetime | None = None,
-    spaces: list[pools.PoolSpace] | None = None,
     settings: Settings | None = None,
     files: Files | None = None,
+    now: dt.datetime | None = None,
 ) -> list[Alert]:
-    """Every alert now, critical first; the sample and certificate alerts only with ``db``/``data_dir``,
-    the NFS server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve).
-    ``spaces``: the pools' ``zpool list`` when the caller has just read it (a scrape), else read here.
-    The clock's (chronyd's) with ``files``, where /proc/uptime tells an appliance (see api.alerts.timesync)."""
+    """Every alert of the observed state, critical first; the sample alerts only with ``db``, the NFS
+    server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve), the clock's with
+    ``files`` (where /proc/uptime tells an appliance, see api.alerts.timesync). The certificate's is not
+    among them: it is the api's own, read as it is asked for (``with_certificate``)."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
-    for space in pools.space(gw) if spaces is None else spaces:
+    if Part.pools in observed.failures:
+        found.append(
+            Alert(
+                key="pools/status",
+                severity="critical",
+                subject="pools",
+                message=f"the pools' state could not be read: {observed.failures[Part.pools].message}",
+            )
+        )
+    healths = {h.name: h for h in observed.pools or []}
+    for space in observed.spaces or []:
         name = space.name
         if (full := capacity_alert(space)) is not None:
             found.append(full)
-        try:
-            found += pool_alerts(pools.status(gw, name))
-        except NotFound:
-            continue  # exported or destroyed since the listing: nothing left to alert on
-        except SystemFault as exc:
+        if name in observed.pool_failures:
             found.append(
                 Alert(
                     key=f"pool/{name}/status",
                     severity="critical",
                     subject=f"pool {name}",
-                    message=f"the pool's status could not be read: {exc}",
+                    message=f"the pool's status could not be read: {observed.pool_failures[name].message}",
                 )
             )
+        elif name in healths:
+            found += pool_alerts(healths[name])
     if db is not None:
         samples = store.since(db, now - ARC_LOOKBACK)
         found += lun_alerts(samples)
@@ -73,40 +79,54 @@ def current(
             found.append(arc)
         if settings is not None:
             chosen = exports.backend(db, settings)
-            if (nfs := nfs_alert(gw, chosen, len(exports.desired(db)))) is not None:
+            if (nfs := nfs_alert(observed.services, chosen, len(exports.desired(db)))) is not None:
                 found.append(nfs)
-    if files is not None and (clock := timesync_alert(gw, files)) is not None:
+    if files is not None and (clock := timesync_alert(observed, files)) is not None:
         found.append(clock)
-    if data_dir is not None and (cert := certificate_alert(data_dir, now)) is not None:
-        found.append(cert)
+    return _ordered(found)
+
+
+def with_certificate(published: list[Alert], data_dir: Path, now: dt.datetime | None = None) -> list[Alert]:
+    """The published alerts and the served certificate's, critical first."""
+    cert = certificate_alert(data_dir, now or dt.datetime.now(dt.UTC))
+    return _ordered([*published, cert] if cert is not None else list(published))
+
+
+def served(
+    published: Published | None, data_dir: Path, interval: float, now: dt.datetime | None = None
+) -> list[Alert]:
+    """What /api/alerts answers: the published alerts, the certificate's, and a critical one when the
+    poller stopped publishing (its alerts would otherwise stand for a state nobody observes any more)."""
+    now = now or dt.datetime.now(dt.UTC)
+    found = list(published.alerts) if published is not None else []
+    if published is not None and (stale := stale_alert(published, interval, now)) is not None:
+        found.append(stale)
+    return with_certificate(found, data_dir, now)
+
+
+def stale_alert(published: Published, interval: float, now: dt.datetime) -> Alert | None:
+    """Critical once the last full observation is older than STALE_PASSES intervals (at least a minute:
+    one pass under load, a pool import scan, may take tens of seconds)."""
+    last = published.polled_at or published.taken_at
+    age = (now - last).total_seconds()
+    if age <= max(STALE_PASSES * interval, 60.0):
+        return None
+    return Alert(
+        key="state/stale",
+        severity="critical",
+        subject="state poller",
+        message=(
+            f"the appliance's state was last observed {age:.0f} s ago: arcvsa-metrics.service is not "
+            "publishing (its journal is in the support bundle); these pages and alerts show that old state"
+        ),
+    )
+
+
+def _ordered(found: list[Alert]) -> list[Alert]:
     return sorted(found, key=lambda a: a.severity != "critical")  # stable: each pool's own order kept
 
 
-SHARED = ("api.alerts",)  # its key among the gateway's shared reads (argv tuples: never a clash)
-
-
-def shared(
-    gw: Gateway,
-    factory: sessionmaker[Session],
-    data_dir: Path,
-    *,
-    settings: Settings,
-    files: Files,
-) -> list[Alert]:
-    """``current``'s full list, shared through the gateway's reads: a dozen dashboards polling alerts cost
-    one derivation per ``reads_fresh_for`` (on a loaded appliance, the samples' half hour and the checks
-    cost the api far more than the reads they share), a stale list is refreshed in the background as the
-    reads are, and any change through the gateway ends it at once. Its own session: a background refresh
-    outlives the request that started it."""
-
-    def derive() -> list[Alert]:
-        with factory() as db:
-            return current(gw, db, data_dir, settings=settings, files=files)
-
-    return list(gw.reads.get(SHARED, derive))
-
-
-def pool_alerts(health: PoolHealth) -> list[Alert]:
+def pool_alerts(health: ZfsPoolHealth) -> list[Alert]:
     """The alerts one pool's health raises."""
     pool = health.name
     out: list[Alert] = []

@@ -11,7 +11,7 @@ from api.alerts.schemas import Alert
 from appliance.control import chrony
 from appliance.control.errors import ControlError, ServiceDown
 from appliance.control.files import Files
-from appliance.control.gateway import Gateway
+from appliance.control.observed import Observed, Part
 
 KEY = "time/sync"
 SUBJECT = "time synchronisation"
@@ -22,15 +22,17 @@ GRACE_SECONDS = 180.0
 MAX_OFFSET_SECONDS = 1.0
 
 
-def timesync_alert(gw: Gateway, files: Files) -> Alert | None:
+def timesync_alert(observed: Observed, files: Files) -> Alert | None:
     """A warning while chronyd is not running, not synchronised (after GRACE_SECONDS of uptime), or the
-    clock is more than MAX_OFFSET_SECONDS off NTP time. None where /proc/uptime is missing (not an
-    appliance: a test's file root), and then chronyc is not even asked."""
+    clock is more than MAX_OFFSET_SECONDS off NTP time, as last observed. None where /proc/uptime is
+    missing (not an appliance: a test's file root) or the clock was not observed yet."""
+    up = chrony.uptime(files)
+    if up is None:
+        return None
     try:
-        up = chrony.uptime(files)
-        if up is None:
+        if Part.clock not in observed.failures and observed.clock is None:
             return None
-        tracking = chrony.tracking(gw)
+        tracking = observed.part(Part.clock, observed.clock)
     except ServiceDown:
         return _alert(
             "chronyd is not running: the clock is no longer kept to NTP and drifts from the ESXi hosts' "

@@ -7,7 +7,6 @@ from fastapi import APIRouter
 from api.appliance import service
 from api.appliance.schemas import ApplianceInfo
 from api.deps import AppSettings
-from api.inline import answer
 
 router = APIRouter(prefix="/api/appliance", tags=["appliance"])
 
@@ -15,4 +14,4 @@ router = APIRouter(prefix="/api/appliance", tags=["appliance"])
 @router.get("")
 async def appliance(settings: AppSettings) -> ApplianceInfo:
     """Build manifest, role, NFS backend and the first-boot report (refused properties included)."""
-    return await answer(service.info, settings)
+    return service.info(settings)

@@ -9,8 +9,10 @@ from api.backup.schemas import BackupFile, BackupRequest, RestoreReport, Restore
 from api.deps import AppSettings, CurrentUser, Db
 from api.errors import ErrorBody
 from api.secretbox import SecretBox
+from api.state.deps import IMPORT_PARTS, Refreshed
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
+from appliance.control.observed import Part
 
 router = APIRouter(prefix="/api/backup", tags=["settings"])
 
@@ -42,11 +44,30 @@ def make_backup(
 
 @router.post("/restore", responses=CONFLICT)
 def restore_backup(
-    body: RestoreRequest, request: Request, gw: Gw, fs: Fs, db: Db, settings: AppSettings, me: CurrentUser
+    body: RestoreRequest,
+    request: Request,
+    gw: Gw,
+    fs: Fs,
+    db: Db,
+    settings: AppSettings,
+    me: CurrentUser,
+    refresh: Refreshed,
 ) -> RestoreReport:
     """Import the backup's pools, bring its configuration back and serve its exports; every login ends
     (the backup's users replace this appliance's). What could not be restored is listed, with why."""
     report = service.restore(gw, fs, db, _box(request), settings, body, me.username)
+    refresh(*_touched(report))
     if report.tls_installed:
         request.app.state.tls_restart_needed = True
     return report
+
+
+def _touched(report: RestoreReport) -> tuple[Part, ...]:
+    """The parts of the published state a restore changed: the pools it imported (their datasets, the
+    disks they took, what is left to import), the exports it served."""
+    parts: tuple[Part, ...] = ()
+    if report.pools_imported:
+        parts += IMPORT_PARTS
+    if report.exports_applied:
+        parts += (Part.nfs, Part.services)
+    return parts

@@ -61,7 +61,7 @@ from api.settings import Settings
 from api.tls import paths
 from api.tuning import service as tuning
 from api.vcenters.table import VCenter
-from appliance.control import datasets, iscsi, modparams, pools
+from appliance.control import datasets, iscsi, lio, modparams, pools
 from appliance.control.datasets import Dataset
 from appliance.control.errors import ControlError
 from appliance.control.files import Files
@@ -230,7 +230,7 @@ def _configured(db: Session, files: Files) -> list[str]:
     held = []
     if count := len(exports.desired(db)):
         held.append(f"{count} NFS export(s)")
-    if count := len(iscsi_service.targets(files)):
+    if count := len(iscsi_service.saved_targets(files)):
         held.append(f"{count} iSCSI target(s)")
     if count := len(list(db.scalars(select(VCenter.id)))):
         held.append(f"{count} vCenter connection(s)")
@@ -345,7 +345,7 @@ def _iscsi(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> list
     """Create the backup's targets LIO does not have; one failing does not stop the others."""
     if not payload.iscsi_targets:
         return []
-    have = {t.iqn for t in iscsi_service.targets(files)}
+    have = {t.iqn for t in iscsi_service.saved_targets(files)}
     made = []
     for t in payload.iscsi_targets:
         found = done.found.get(t.zvol)
@@ -364,7 +364,7 @@ def _iscsi(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> list
                 chap=t.chap,
             )
             try:
-                iscsi.create(gw, spec)
+                lio.reconcile(spec)
             except ControlError as err:
                 done.lost("iscsi_target", t.iqn, str(err))
                 continue

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from appliance.control.calibration import DesktopProfile, RampSpec, SanCheck, Step, Target
+from appliance.control.calibration import CalibrationStep, DesktopProfile, RampSpec, SanCheck, Target
 
 CalibrationState = Literal["queued", "running", "succeeded", "failed", "cancelled", "interrupted"]
 
@@ -42,7 +42,7 @@ class CalibrationOut(BaseModel):
     profile: DesktopProfile | None = Field(description="the desktop profile (ramp only)")
     ramp: RampSpec | None = Field(description="steps and threshold (ramp only)")
     san_seconds: int | None = Field(description="seconds per SAN check test (SAN check only)")
-    steps: list[Step] = Field(description="every ramp step run so far, in order")
+    steps: list[CalibrationStep] = Field(description="every ramp step run so far, in order")
     desktops_supported: int | None = Field(
         description="desktops of the largest step that passed (ramp, once done)"
     )

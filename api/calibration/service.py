@@ -44,7 +44,7 @@ def out(row: Calibration) -> CalibrationOut:
         profile=request.profile if ramp else None,
         ramp=request.ramp if ramp else None,
         san_seconds=None if ramp else request.san_seconds,
-        steps=[cal.Step.model_validate(s) for s in json.loads(row.steps_json)],
+        steps=[cal.CalibrationStep.model_validate(s) for s in json.loads(row.steps_json)],
         desktops_supported=result.get("desktops_supported"),
         stop_reason=result.get("stop_reason"),
         san=cal.SanCheck.model_validate(result) if result and not ramp else None,
@@ -162,9 +162,9 @@ class Runner:
 
     def _run(self, calibration_id: int, gw: Gateway, body: CalibrationCreate, prepared: cal.Prepared) -> None:
         self._update(calibration_id, state="running", started_at=now(), message="starting")
-        steps: list[cal.Step] = []
+        steps: list[cal.CalibrationStep] = []
 
-        def progress(done: int, total: int, message: str, step: cal.Step | None) -> None:
+        def progress(done: int, total: int, message: str, step: cal.CalibrationStep | None) -> None:
             if step is not None:
                 steps.append(step)
             values: dict[str, object] = {"done": done, "total": total, "message": message}

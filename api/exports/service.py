@@ -20,13 +20,15 @@ from api.auth.service import now
 from api.exports.schemas import ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
 from api.exports.table import NfsExport, StorageSetting
 from api.settings import Settings
+from api.state.snapshot import Published, required
 from appliance.control import datasets
-from appliance.control.errors import AlreadyExists, ControlError, InvalidRequest, NotFound
+from appliance.control.errors import AlreadyExists, InvalidRequest, NotFound
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
-from appliance.control.nfs import backends, ganesha, knfsd
+from appliance.control.nfs import backends, knfsd
 from appliance.control.nfs.backends import Backend
 from appliance.control.nfs.model import Export, Protocol, check_set
+from appliance.control.observed import NfsObserved, Observed, Part
 
 log = logging.getLogger(__name__)
 BACKEND_KEY = "nfs_backend"
@@ -71,25 +73,25 @@ def _view(export: Export, chosen: Backend, active: bool) -> ExportView:
     return ExportView(**export.model_dump(), backend=chosen, active=active)
 
 
-def _active(gw: Gateway, files: Files, chosen: Backend, exports: list[Export]) -> set[int]:
-    """Ids the backend serves now: ganesha's live exports; knfsd's export files as arcvsa renders them."""
+def _active(nfs: NfsObserved, files: Files, chosen: Backend, exports: list[Export]) -> set[int]:
+    """Ids the backend serves: ganesha's live exports as last observed (none while it is down);
+    knfsd's export files as arcvsa renders them."""
     if chosen is Backend.knfsd:
         return {
             e.export_id
             for e in exports
             if files.read(knfsd.export_file(e.export_id)) == knfsd.render_export(e)
         }
-    try:
-        return {e.export_id for e in ganesha.live(gw)}
-    except ControlError as err:  # ganesha down: nothing is served, the list still answers
-        log.warning("ganesha's exports could not be read: %s", err)
-        return set()
+    return set(nfs.ganesha_exports or {})
 
 
-def views(gw: Gateway, files: Files, db: Session, settings: Settings) -> list[ExportView]:
-    """Every desired export with whether its backend serves it."""
+def views(state: Published | None, files: Files, db: Session, settings: Settings) -> list[ExportView]:
+    """Every desired export with whether its backend serves it (as last observed: ``state``)."""
     chosen, exports = backend(db, settings), desired(db)
-    active = _active(gw, files, chosen, exports) if exports else set()
+    if not exports:
+        return []
+    observed = required(state).observed
+    active = _active(observed.part(Part.nfs, observed.nfs), files, chosen, exports)
     return [_view(e, chosen, e.export_id in active) for e in exports]
 
 
@@ -197,21 +199,28 @@ def delete(gw: Gateway, files: Files, db: Session, settings: Settings, export_id
     log.info("export %d removed", export_id)
 
 
-def io(gw: Gateway, db: Session, settings: Settings, export_id: int) -> ExportIOView:
-    """Client I/O counters of one export (ganesha only; knfsd keeps none per export)."""
+def io(observed: Observed, db: Session, settings: Settings, export_id: int) -> ExportIOView:
+    """Client I/O counters of one export as last observed (ganesha only; knfsd keeps none per export)."""
     export = _export(_get(db, export_id))
+    zero = {"read_ops": 0, "read_bytes": 0, "write_ops": 0, "write_bytes": 0}
     if backend(db, settings) is Backend.knfsd:
-        zero = {"read_ops": 0, "read_bytes": 0, "write_ops": 0, "write_bytes": 0}
         return ExportIOView(export_id=export_id, protocol=export.protocol, counters_available=False, **zero)
-    stats = ganesha.io_stats(gw, export_id, export.protocol)
+    nfs = observed.part(Part.nfs, observed.nfs)
+    if nfs.ganesha_exports is None and nfs.ganesha_failure is not None:
+        nfs.ganesha_failure.raise_()
+    stats = nfs.io.get(export_id, {}).get(export.protocol)
+    if stats is None:  # not served (yet): no I/O to count
+        return ExportIOView(export_id=export_id, protocol=export.protocol, counters_available=True, **zero)
     return ExportIOView(
-        **stats.model_dump(exclude={"protocol"}), protocol=export.protocol, counters_available=True
+        **stats.model_dump(exclude={"protocol", "latency_ns"}),
+        protocol=export.protocol,
+        counters_available=True,
     )
 
 
-def state(gw: Gateway, files: Files, db: Session, settings: Settings) -> NfsState:
+def state(published: Published | None, files: Files, db: Session, settings: Settings) -> NfsState:
     """The backend in use and every export."""
-    return NfsState(backend=backend(db, settings), exports=views(gw, files, db, settings))
+    return NfsState(backend=backend(db, settings), exports=views(published, files, db, settings))
 
 
 def set_backend(gw: Gateway, files: Files, db: Session, settings: Settings, chosen: Backend) -> NfsState:

@@ -24,7 +24,7 @@ class DeploymentInventory(BaseModel):
     teardown: list[Action] = Field(description="Every object destroy would remove, in its order")
 
 
-class PoolStatus(BaseModel):
+class ZfsPoolStatus(BaseModel):
     name: str = Field(description="ZFS pool name")
     state: str = Field(
         description="ONLINE, DEGRADED, FAULTED ... or MISSING when the appliance has no such pool"
@@ -42,7 +42,7 @@ class ApplianceStatus(BaseModel):
     reachable: bool = Field(description="Whether its api answered /api/health")
     healthy: bool = Field(description="Reachable, healthy, pools ONLINE without errors")
     version: str | None = Field(description="arcvsa version its api reports")
-    pools: list[PoolStatus] | None = Field(
+    pools: list[ZfsPoolStatus] | None = Field(
         description="Its pools (the plan's pool when the plan has an NFS datastore); none when not read"
     )
     alerts: list[str] = Field(description="What needs a look, in words")

@@ -14,12 +14,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from sqlalchemy.orm import Session
 
 from api.deployments import service as deployments
-from api.fleet.schemas import ApplianceStatus, DeploymentInventory, OwnedDesktop, PoolStatus
+from api.fleet.schemas import ApplianceStatus, DeploymentInventory, OwnedDesktop, ZfsPoolStatus
 from api.secretbox import SecretBox
 from provisioning import session
 from provisioning.appliance_api import ApplianceApi
+from provisioning.appliance_errors import ApplianceApiError
 from provisioning.diff import teardown
-from provisioning.errors import VCenterError
 from provisioning.health import endpoint_of
 from provisioning.live import read_state
 from provisioning.plan import ApplianceSpec, DeploymentPlan
@@ -96,17 +96,17 @@ def probe(spec: ApplianceSpec, password: str | None, pool: str | None, timeout: 
     alerts: list[str] = []
     try:
         health = api.health()
-    except VCenterError as exc:
+    except ApplianceApiError as exc:
         return _status(spec, alerts=[f"unreachable: {exc}"], seconds=time.monotonic() - started)
     if health.get("status") != "ok":
         alerts.append(f"its api reports status {health.get('status')!r}")
-    pools: list[PoolStatus] | None = None
+    pools: list[ZfsPoolStatus] | None = None
     if password is None:
         alerts.append("no admin password stored with the plan: pool state unknown")
     else:
         try:
             pools = _pools(api, password, pool)
-        except VCenterError as exc:
+        except ApplianceApiError as exc:
             alerts.append(f"pool state unreadable: {exc}")
     for p in pools or []:
         if p.state != "ONLINE":
@@ -119,21 +119,21 @@ def probe(spec: ApplianceSpec, password: str | None, pool: str | None, timeout: 
     )  # fmt: skip
 
 
-def _pools(api: ApplianceApi, password: str, pool: str | None) -> list[PoolStatus]:
+def _pools(api: ApplianceApi, password: str, pool: str | None) -> list[ZfsPoolStatus]:
     api.login(password)
     try:
         if pool is not None:
             found = api.pool(pool)
             answers = [found] if found else []
             if found is None:
-                return [PoolStatus(name=pool, state="MISSING", data_errors=0, device_errors=0)]
+                return [ZfsPoolStatus(name=pool, state="MISSING", data_errors=0, device_errors=0)]
         else:
             answers = list(api.call("GET", "/api/storage/pools"))
     finally:
-        with contextlib.suppress(VCenterError):
+        with contextlib.suppress(ApplianceApiError):
             api.exchange("POST", "/api/auth/logout")  # end the session this opened
     return [
-        PoolStatus(
+        ZfsPoolStatus(
             name=str(p["name"]),
             state=str(p["state"]),
             data_errors=int(p.get("error_count") or 0),

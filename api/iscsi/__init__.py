@@ -1,1 +1,1 @@
-"""iSCSI targets (LIO) on zvols: thin over appliance.control.iscsi; LIO's saved config is the state."""
+"""iSCSI targets (LIO) on zvols: thin over appliance.control.lio, which reads and writes configfs."""

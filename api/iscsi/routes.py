@@ -6,7 +6,7 @@ from fastapi import APIRouter, Response, status
 
 from api.iscsi import service
 from api.iscsi.schemas import TargetCreate
-from api.storage.deps import Fs, Gw
+from api.storage.deps import Gw
 from api.storage.routes import REFUSED
 from appliance.control.iscsi import TargetInfo
 
@@ -14,19 +14,20 @@ router = APIRouter(prefix="/api/storage/iscsi", tags=["iscsi"])
 
 
 @router.get("/targets", responses=REFUSED)
-def list_targets(fs: Fs) -> list[TargetInfo]:
-    """Every target with its LUNs, initiators, CHAP on/off and VAAI offloads."""
-    return service.targets(fs)
+def list_targets() -> list[TargetInfo]:
+    """Every target with its LUNs, initiators, CHAP on/off and VAAI offloads (read from configfs)."""
+    return service.targets()
 
 
 @router.post("/targets", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_target(body: TargetCreate, gw: Gw, fs: Fs) -> TargetInfo:
-    """A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP."""
-    return service.create(gw, fs, body)
+def create_target(body: TargetCreate, gw: Gw) -> TargetInfo:
+    """A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP; a failure
+    half way leaves nothing behind."""
+    return service.create(gw, body)
 
 
 @router.delete("/targets/{iqn}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def delete_target(iqn: str, gw: Gw, fs: Fs) -> Response:
+def delete_target(iqn: str) -> Response:
     """Remove a target and its backstore (the zvol stays)."""
-    service.delete(gw, fs, iqn)
+    service.delete(iqn)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

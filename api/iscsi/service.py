@@ -1,4 +1,9 @@
-"""iSCSI targets: refused before any tool runs when the IQN exists or the zvol is missing."""
+"""iSCSI targets: the request becomes a target's desired state, which appliance.control.lio converges on.
+
+Refused before LIO is touched: a bad name or CHAP secret (422 with its field, by the request model), an
+IQN LIO has already (409), a zvol that is missing or not a zvol. Reads come from configfs through rtslib
+and run no process.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,14 @@ import logging
 import re
 
 from api.iscsi.schemas import TargetCreate
-from appliance.control import datasets, iscsi, names
+from appliance.control import datasets, iscsi, lio, names
 from appliance.control.errors import AlreadyExists, InvalidRequest, NotFound
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.iscsi import TargetInfo, TargetSpec
 
 log = logging.getLogger(__name__)
-ZVOL_DEV = "/dev/zvol/"
+ZVOL_DEV = iscsi.ZVOL_DEV
 
 
 def backstore(zvol: str) -> str:
@@ -25,47 +30,56 @@ def backstore(zvol: str) -> str:
     return names.object_name(name)
 
 
-def targets(files: Files) -> list[TargetInfo]:
-    """Every target in LIO's saved config (none when LIO was never configured)."""
-    try:
-        return iscsi.targets(files)
-    except NotFound:
-        return []
+def targets() -> list[TargetInfo]:
+    """Every target LIO has (none where LIO's iSCSI fabric is not loaded)."""
+    return lio.targets()
 
 
-def _find(files: Files, iqn: str) -> TargetInfo | None:
-    return next((t for t in targets(files) if t.iqn == iqn), None)
+def saved_targets(files: Files) -> list[TargetInfo]:
+    """Targets in LIO's saved configuration, the one restored at boot (none when it was never saved)."""
+    text = files.read(iscsi.SAVECONFIG)
+    return [] if text is None else iscsi.parse_saveconfig(text)
 
 
-def create(gw: Gateway, files: Files, body: TargetCreate) -> TargetInfo:
-    """Backstore, target, LUN, ACLs (and CHAP) for an existing zvol; then read back from LIO."""
-    if _find(files, body.iqn) is not None:
-        raise AlreadyExists(f"iSCSI target {body.iqn} exists")
-    found = datasets.get(gw, body.zvol)
-    if found.type != "VOLUME":
-        raise InvalidRequest(f"{body.zvol} is not a zvol (type {found.type})")
-    spec = TargetSpec(
+def spec_of(body: TargetCreate) -> TargetSpec:
+    """The desired state of the requested target."""
+    return TargetSpec(
         iqn=body.iqn,
         zvol=body.zvol,
         backstore=backstore(body.zvol),
         initiators=body.initiators,
         chap=body.chap,
     )
-    iscsi.create(gw, spec)
-    log.info("iSCSI target %s on %s for %s (chap %s)", body.iqn, body.zvol, body.initiators, bool(body.chap))
-    made = _find(files, body.iqn)
+
+
+def create(gw: Gateway, body: TargetCreate) -> TargetInfo:
+    """Backstore, target, TPG, portal, LUN, ACLs (and CHAP) for an existing zvol: all of it or none."""
+    spec = spec_of(body)
+    if lio.target(body.iqn) is not None:
+        raise AlreadyExists(f"iSCSI target {body.iqn} exists")
+    found = datasets.get(gw, body.zvol)
+    if found.type != "VOLUME":
+        raise InvalidRequest(f"{body.zvol} is not a zvol (type {found.type})")
+    changed = lio.reconcile(spec)
+    log.info(
+        "iSCSI target %s on %s for %s (chap %s): %d change(s)",
+        body.iqn,
+        body.zvol,
+        body.initiators,
+        bool(body.chap),
+        len(changed),
+    )
+    made = lio.target(body.iqn)
     if made is None:
-        raise NotFound(f"iSCSI target {body.iqn} is missing from LIO's saved config after creation")
+        raise NotFound(f"iSCSI target {body.iqn} is missing from LIO after creation")
     return made
 
 
-def delete(gw: Gateway, files: Files, iqn: str) -> None:
+def delete(iqn: str) -> None:
     """Remove a target and its backstore; the zvol and its data stay."""
-    target = _find(files, names.iqn(iqn))
+    target = lio.target(names.iqn(iqn))
     if target is None:
         raise NotFound(f"no iSCSI target {iqn}")
-    zvols = [lun.removeprefix(ZVOL_DEV) for lun in target.luns if lun.startswith(ZVOL_DEV)]
-    if len(zvols) != 1 or len(target.luns) != 1:
-        raise InvalidRequest(f"{iqn} was not made by arcvsa (one LUN on a zvol): remove it with targetcli")
-    iscsi.delete(gw, iqn, backstore(zvols[0]))
-    log.info("iSCSI target %s removed (zvol %s kept)", iqn, zvols[0])
+    zvol = iscsi.arcvsa_zvol(target)
+    lio.remove(iqn, backstore(zvol))
+    log.info("iSCSI target %s removed (zvol %s kept)", iqn, zvol)

@@ -1,14 +1,16 @@
-"""The sampler: every interval, read the cumulative counters once and store them as one row.
+"""The state poller and sampler: every interval, observe the appliance once, publish its state, and
+store its cumulative counters as one row.
 
-One pass reads arcstats and /proc/diskstats (files, no subprocess), per pool ``zpool status -j`` (which
-vdevs are data, log or cache) and ``realpath`` (by-id links to kernel names), ``zfs get -r`` for space
-and compression, and the NFS counters: per export over DBus from ganesha, server-wide from
-/proc/net/rpc/nfsd under knfsd. A failing pass is logged and skipped, never ends the sampling.
+One pass observes the pools (``zpool list``, each pool's ``zpool status -j``: which vdevs are data, log
+or cache), their datasets (``zfs get -r``: space and compression), what ganesha serves with its
+per-export counters (DBus), the NFS services and the clock, and publishes that state with its alerts
+(api.state): every read of the api answers from it. The sample adds arcstats and /proc/diskstats
+(files), ``realpath`` (by-id links to kernel names) and, under knfsd, /proc/net/rpc/nfsd. A failing
+pass is logged and skipped, never ends the polling.
 
 It runs as a service of its own, ``python -m api.metrics.sampler`` (arcvsa-metrics.service), only on an
-appliance (arcstats present), and the api reads what it stored. Not in the api's process: a pass runs
-six tools at once, and taken from the api's CPU quota that would stall every request in flight for as
-long as the pass.
+appliance (arcstats present). Not in the api's process: a pass runs a dozen tools, and taken from the
+api's CPU that would stall every request in flight for as long as the pass.
 """
 
 from __future__ import annotations
@@ -27,12 +29,13 @@ from api import db
 from api.metrics import store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.settings import Settings
-from appliance.control import datasets, metrics, pools
-from appliance.control.errors import NotFound, ServiceDown
+from api.state import poll
+from api.state.snapshot import Published, Store
+from appliance.control import datasets, metrics
 from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
-from appliance.control.nfs import ganesha, knfsd
-from appliance.control.nfs.model import Protocol
+from appliance.control.nfs import knfsd
+from appliance.control.observed import EVERY_PART, Observed, Part, observe
 
 log = logging.getLogger("api.metrics.sampler")  # the same name when run as the service's __main__
 
@@ -47,20 +50,10 @@ def _sum(*parts: ClientCounters) -> ClientCounters:
     )
 
 
-def _export_io(gw: Gateway, export_id: int) -> ClientCounters | None:
-    """Both protocol counters of a ganesha export: an export answers only for the one it serves."""
-    try:
-        ios = [ganesha.io_stats(gw, export_id, p) for p in (Protocol.v3, Protocol.v41)]
-    except NotFound:  # removed between ShowExports and now
-        return None
-    return _sum(*(ClientCounters.model_validate(io.model_dump()) for io in ios))
-
-
-def _nfs(gw: Gateway, files: Files, sample: Sample) -> None:
-    """The NFS server's counters into ``sample``: ganesha when it answers on DBus, else knfsd's."""
-    try:
-        served = ganesha.live(gw)
-    except ServiceDown:  # ganesha not running (ServiceUnknown on DBus)
+def _nfs(observed: Observed, files: Files, sample: Sample) -> None:
+    """The NFS server's counters into ``sample``: ganesha's when it answered on DBus, else knfsd's."""
+    nfs = observed.nfs
+    if nfs is None or nfs.ganesha_exports is None:  # ganesha not running
         server = knfsd.server_io(files)
         if server is None:
             return
@@ -71,16 +64,23 @@ def _nfs(gw: Gateway, files: Files, sample: Sample) -> None:
         ]
         return
     sample.backend = "ganesha"
-    for export in served:
-        io = _export_io(gw, export.export_id)
-        if io is None:
+    for export_id, path in nfs.ganesha_exports.items():
+        counted = nfs.io.get(export_id)
+        if counted is None:  # removed between ShowExports and its counters
             continue
-        sample.clients[f"export:{export.export_id}"] = io
-        sample.exports.append(ExportCounters(export_id=export.export_id, path=export.path, **io.model_dump()))
+        # an export answers only for the protocol it serves: the sum is that protocol's
+        io = _sum(*(ClientCounters.model_validate(c.model_dump()) for c in counted.values()))
+        sample.clients[f"export:{export_id}"] = io
+        sample.exports.append(ExportCounters(export_id=export_id, path=path, **io.model_dump()))
 
 
-def collect(gw: Gateway, files: Files, now: datetime | None = None) -> Sample:
-    """One sample of every counter (see the module docstring)."""
+# What a sample is made of, besides files: the pools, their datasets and what ganesha serves.
+SAMPLED = (Part.pools, Part.datasets, Part.nfs)
+
+
+def collect(gw: Gateway, files: Files, observed: Observed, now: datetime | None = None) -> Sample:
+    """One sample of every counter, from ``observed`` (its SAMPLED parts) and the files
+    (see the module docstring)."""
     arc = metrics.arc(files)
     sample = Sample(
         t=now or datetime.now(UTC),
@@ -92,18 +92,20 @@ def collect(gw: Gateway, files: Files, now: datetime | None = None) -> Sample:
         arc_max=arc.max,
         l2_size=arc.l2_size,
     )
-    names = pools.list_names(gw)
+    healths = observed.part(Part.pools, observed.pools)
+    names = [h.name for h in healths]
     blocks = metrics.block_io(files) if names else {}
     space: list[datasets.Dataset] = []
-    for pool in names:
-        health = pools.status(gw, pool)
+    found = observed.datasets or {}
+    for health in healths:
+        pool = health.name
         # LUN traffic is the data vdevs' alone: SLOG writes and L2ARC reads never reach the SAN.
         leaves = [v.path for v in health.vdevs if v.role == "data" and v.path]
         for kernel in metrics.kernel_names(gw, leaves).values():
             if kernel in blocks:
                 sample.luns[f"{pool}/{kernel}"] = LunCounters.model_validate(blocks[kernel].model_dump())
-        space += datasets.list_all(gw, pool)
-    _nfs(gw, files, sample)
+        space += found.get(pool, [])
+    _nfs(observed, files, sample)
     by_mount = {d.mountpoint: d.name for d in space if d.mountpoint and d.type == "FILESYSTEM"}
     for export in sample.exports:
         export.dataset = by_mount.get(export.path)
@@ -123,6 +125,11 @@ def collect(gw: Gateway, files: Files, now: datetime | None = None) -> Sample:
     return sample
 
 
+def take(gw: Gateway, files: Files, now: datetime | None = None) -> Sample:
+    """One sample on its own, its parts observed for it (the service samples what it publishes)."""
+    return collect(gw, files, observe(gw, files, SAMPLED), now)
+
+
 class Sampler:
     """Samples every ``interval`` seconds on a daemon thread and keeps at most ``keep`` rows."""
 
@@ -131,20 +138,37 @@ class Sampler:
         gw: Gateway,
         files: Files,
         factory: sessionmaker[Session],
+        settings: Settings,
         *,
         interval: float,
         keep: int,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        self.gw, self.files, self.factory = gw, files, factory
+        self.gw, self.files, self.factory, self.settings = gw, files, factory, settings
         self.interval, self.keep, self.clock = interval, keep, clock
+        self.snapshot = Store(settings.state_file)
+        self.passes = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def run_once(self) -> Sample | None:
-        """Take, store and prune one sample; None (logged) when anything failed."""
+    def publish(self) -> Published | None:
+        """Observe the appliance and publish its state (api.state); None (logged) when that failed."""
+        parts = EVERY_PART if self.passes % poll.SLOW_EVERY == 0 else poll.EVERY_PASS
+        self.passes += 1
         try:
-            sample = collect(self.gw, self.files, self.clock())
+            return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, parts)
+        except Exception:  # one bad pass must not end the polling
+            log.exception("state not published; next pass in %.0f s", self.interval)
+            return None
+
+    def run_once(self) -> Sample | None:
+        """Publish the state, then take, store and prune one sample from it; None (logged) when the
+        sample failed."""
+        published = self.publish()
+        if published is None:
+            return None
+        try:
+            sample = collect(self.gw, self.files, published.observed, self.clock())
             with self.factory() as db:
                 store.add(db, sample)
                 store.prune(db, self.keep)
@@ -185,7 +209,9 @@ def for_appliance(
     """A Sampler when this machine is an appliance (arcstats present), else None."""
     if files.read(metrics.ARCSTATS) is None:
         return None
-    return Sampler(gw, files, factory, interval=settings.metrics_interval_seconds, keep=settings.metrics_keep)
+    return Sampler(
+        gw, files, factory, settings, interval=settings.metrics_interval_seconds, keep=settings.metrics_keep
+    )
 
 
 def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) -> int:
@@ -218,7 +244,7 @@ def main() -> None:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    gw = Gateway(reads_fresh_for=settings.reads_fresh_for, reads_stale_for=settings.reads_stale_for)
+    gw = Gateway()
     sys.exit(serve(settings, gw, LocalFiles(Path("/")), stop))
 
 

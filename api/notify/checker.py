@@ -1,8 +1,9 @@
 """The checker: a daemon thread that notices alerts appear and clear even when nobody reads /api/alerts.
 
-Every interval it derives the alerts (as /api/alerts does), diffs them per channel against the set that
-channel was last sent (SQLite), sends the difference and stores the new set only once the server took
-it. A server that is down is logged once, retried each interval, and never stops the thread or the api.
+Every interval it takes the alerts the appliance's state was last published with (as /api/alerts does),
+diffs them per channel against the set that channel was last sent (SQLite), sends the difference and
+stores the new set only once the server took it. A server that is down is logged once, retried each
+interval, and never stops the thread or the api.
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ from api.alerts import service as alerts
 from api.notify import service
 from api.notify.events import diff
 from api.secretbox import SecretBox
-from api.settings import Settings
+from api.state.snapshot import Store
 from appliance.control import metrics
-from appliance.control.errors import ControlError
-from appliance.control.files import Files
-from appliance.control.gateway import Gateway
 
 log = logging.getLogger(__name__)
 
@@ -34,16 +32,15 @@ class Checker:
 
     def __init__(
         self,
-        gw: Gateway,
+        snapshot: Store,
         factory: sessionmaker[Session],
         box: SecretBox,
         data_dir: Path,
         interval: float,
-        settings: Settings | None = None,  # for the NFS server's alert (its backend, its exports)
-        files: Files | None = None,  # for the clock's alert (/proc/uptime)
+        poll_interval: float = 10.0,  # the state poller's: how old its state may get (alerts.served)
     ) -> None:
-        self.gw, self.factory, self.box, self.data_dir, self.interval = gw, factory, box, data_dir, interval
-        self.settings, self.files = settings, files
+        self.snapshot, self.factory, self.box, self.data_dir = snapshot, factory, box, data_dir
+        self.interval, self.poll_interval = interval, poll_interval
         self.failing: set[str] = set()  # channels whose last send failed: logged once, not every interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -54,12 +51,12 @@ class Checker:
             config, sealed = service.load(db)
             senders = {c: s for c in service.CHANNELS if (s := service.sender(c, config, sealed, self.box))}
             if not senders:
-                return {}  # nothing enabled: not even the pools are asked
-            try:
-                now = alerts.current(self.gw, db, self.data_dir, settings=self.settings, files=self.files)
-            except ControlError as exc:  # no alert set now: better to send nothing than "all cleared"
-                log.warning("alert check: alerts not read: %s", exc)
+                return {}  # nothing enabled: the published state is not even read
+            published = self.snapshot.read()
+            if published is None:  # no alert set now: better to send nothing than "all cleared"
+                log.warning("alert check: the appliance's state is not published yet")
                 return {}
+            now = alerts.served(published, self.data_dir, self.poll_interval)
             done: dict[str, int] = {}
             for channel, send in senders.items():
                 events = diff(service.sent(db, channel), now)
@@ -110,13 +107,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     checker = None
     if state.storage_files.read(metrics.ARCSTATS) is not None:
         checker = Checker(
-            state.storage_gateway,
+            state.snapshot,
             state.sessionmaker,
             state.secretbox,
             state.settings.data_dir,
             state.settings.alerts_check_seconds,
-            state.settings,
-            state.storage_files,
+            state.settings.metrics_interval_seconds,
         )
         checker.start()
     state.alert_checker = checker

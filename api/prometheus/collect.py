@@ -3,8 +3,9 @@
 - arc: /proc/spl/kstat/zfs/arcstats, read live (a file; cheap).
 - sample: the sampler's newest row (api.metrics): LUN and NFS counters and dataset space. Those need
   DBus, realpath and zfs calls that the sampler already pays for every interval; a scrape reads the row.
-- pools: ``zpool list`` live: space and health of every pool.
-- alerts: api.alerts live, the same list /api/alerts answers.
+- pools: space and health of every pool, and
+- alerts: the same list /api/alerts answers, both from the appliance's published state (api.state):
+  a scrape never starts a tool.
 
 Counters are the cumulative ones the kernel and ganesha keep: Prometheus handles their resets, and
 ratios (ARC hit ratio, offload) are PromQL over rates, never computed here. A source that fails (a
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from pathlib import Path
 
 from sqlalchemy.orm import Session
 
@@ -24,12 +26,12 @@ from api.alerts.schemas import Alert
 from api.metrics import store
 from api.metrics.schemas import Sample
 from api.prometheus.exposition import Family
-from api.settings import Settings
+from api.state.snapshot import Published
 from appliance.control import metrics, pools
-from appliance.control.errors import ControlError
+from appliance.control.errors import ControlError, SystemFault
 from appliance.control.files import Files
-from appliance.control.gateway import Gateway
 from appliance.control.metrics import Arc
+from appliance.control.observed import Part
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +140,7 @@ def _datasets(sample: Sample) -> list[Family]:
     return [used, logical, ratio]
 
 
-def pool_families(found: list[pools.PoolSpace]) -> list[Family]:
+def pool_families(found: list[pools.ZfsPoolSpace]) -> list[Family]:
     size = Family("arcvsa_pool_size_bytes", "gauge", "A pool's size (zpool list size)")
     allocated = Family("arcvsa_pool_allocated_bytes", "gauge", "Bytes allocated in a pool")
     free = Family("arcvsa_pool_free_bytes", "gauge", "Bytes free in a pool")
@@ -168,10 +170,15 @@ def alert_families(found: list[Alert]) -> list[Family]:
 
 
 def collect(
-    gw: Gateway, files: Files, db: Session, version: str, settings: Settings | None = None
+    files: Files,
+    db: Session,
+    version: str,
+    published: Published | None,
+    data_dir: Path | None = None,
+    interval: float = 10.0,
 ) -> list[Family]:
-    """Every family of one scrape (see the module docstring); ``settings`` adds the alerts that need them
-    (the NFS server's, the certificate's)."""
+    """Every family of one scrape (see the module docstring); ``data_dir`` adds the certificate's alert
+    and the stale state's (``interval``: the state poller's)."""
     success = Family(
         "arcvsa_collector_success",
         "gauge",
@@ -183,28 +190,23 @@ def collect(
     out = [build, success]
     latest = store.latest(db, 1)
     sample = latest[-1] if latest else None
-    listed: list[list[pools.PoolSpace]] = []  # the pools' one zpool list, for the alerts too
 
     def read_pools() -> list[Family]:
-        listed.append(pools.space(gw))
-        return pool_families(listed[0])
+        if published is None:
+            raise SystemFault("the appliance's state is not published yet")
+        observed = published.observed
+        return pool_families(observed.part(Part.pools, observed.spaces))
+
+    def read_alerts() -> list[Family]:
+        if published is None:
+            raise SystemFault("the appliance's state is not published yet")
+        found = alerts.served(published, data_dir, interval) if data_dir else published.alerts
+        return alert_families(found)
 
     sources: list[tuple[str, Callable[[], list[Family]]]] = [
         ("arc", lambda: arc_families(metrics.arc(files))),
         ("pools", read_pools),
-        (
-            "alerts",
-            lambda: alert_families(
-                alerts.current(
-                    gw,
-                    db,
-                    settings.data_dir if settings else None,
-                    spaces=listed[0] if listed else None,
-                    settings=settings,
-                    files=files,
-                )
-            ),
-        ),
+        ("alerts", read_alerts),
     ]
     for name, read in sources:
         try:

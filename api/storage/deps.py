@@ -1,4 +1,5 @@
-"""The appliance's tools and files as request dependencies (tests put recorded outputs on app.state).
+"""The appliance's tools, files and published state as request dependencies (tests put recorded outputs
+on app.state).
 
 Async: they only read app.state, and a sync dependency costs a worker-thread hop (see api.deps)."""
 
@@ -9,6 +10,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from api.errors import NoLocalStorage
+from api.state.deps import published
+from api.state.snapshot import Published
 from api.storage import presence
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
@@ -34,6 +37,14 @@ async def _local_gateway(request: Request) -> Gateway:
     return gateway
 
 
+async def _local_snapshot(request: Request) -> Published:
+    """The published state of a machine with storage of its own; elsewhere the explained refusal."""
+    found = presence.detect(request.app.state.settings, request.app.state.storage_gateway)
+    if not found.present:
+        raise NoLocalStorage(found.reason or presence.NOT_AN_APPLIANCE, role=found.role)
+    return await published(request)
+
+
 async def _presence(request: Request) -> presence.StoragePresence:
     return presence.detect(request.app.state.settings, request.app.state.storage_gateway)
 
@@ -42,4 +53,6 @@ Gw = Annotated[Gateway, Depends(_gateway)]
 Fs = Annotated[Files, Depends(_files)]
 # The disks, pools and datasets routes: this machine's own storage, refused where there is none.
 LocalGw = Annotated[Gateway, Depends(_local_gateway)]
+# The read routes of this machine's storage: its published state (api.state), never a tool.
+LocalSnapshot = Annotated[Published, Depends(_local_snapshot)]
 Presence = Annotated[presence.StoragePresence, Depends(_presence)]

@@ -1,7 +1,9 @@
 """/api/storage: disks, pools and datasets of this appliance. Thin: appliance.control does the work.
 
-Every call runs system tools through the one gateway on app.state (a replay of recorded outputs in
-tests); a bad name or an unsafe request is refused before any tool runs.
+Reads answer from the appliance's published state (api.state) and never start a tool. A change runs
+its tools through the one gateway on app.state (a replay of recorded outputs in tests), refreshes the
+parts of the published state it touched, and answers; a bad name or an unsafe request is refused
+before any tool runs.
 """
 
 from __future__ import annotations
@@ -12,28 +14,28 @@ from zfs_tuning import profiles
 from api.deps import Db
 from api.errors import ErrorBody, InvalidInput
 from api.exports import service as exports
-from api.inline import answer
+from api.state.deps import DATASET_PARTS, IMPORT_PARTS, POOL_PARTS, Refreshed
 from api.storage.deps import LocalGw as Gw
-from api.storage.deps import Presence
+from api.storage.deps import LocalSnapshot, Presence
 from api.storage.presence import StoragePresence
 from api.storage.schemas import (
     CloneCreate,
     DatasetCreate,
     DatasetUpdate,
     DiskWipe,
-    PoolGrow,
-    PoolImport,
-    PoolReplace,
     SnapshotCreate,
     VolumeCreate,
+    ZfsPoolGrow,
+    ZfsPoolImport,
+    ZfsPoolReplace,
 )
-from appliance.control import datasets, disks, imports, labels, names, pools
+from appliance.control import datasets, imports, labels, names, pools
 from appliance.control.datasets import Dataset
 from appliance.control.disks import Disk
 from appliance.control.errors import Conflict, Refused
-from appliance.control.gateway import Gateway
-from appliance.control.imports import ImportablePool
-from appliance.control.pools import PoolHealth, PoolSpec
+from appliance.control.imports import ImportableZfsPool
+from appliance.control.observed import Part
+from appliance.control.pools import ZfsPoolHealth, ZfsPoolSpec
 
 router = APIRouter(prefix="/api/storage", tags=["storage"])
 REFUSED: dict[int | str, dict[str, object]] = {
@@ -54,13 +56,13 @@ async def storage_presence(found: Presence) -> StoragePresence:
 
 
 @router.get("/disks", responses=REFUSED)
-def list_disks(gw: Gw) -> list[Disk]:
+def list_disks(state: LocalSnapshot) -> list[Disk]:
     """Block devices with stable ids, size, serial/WWN and whether they are in use."""
-    return disks.inventory(gw)
+    return state.observed.part(Part.disks, state.observed.disks)
 
 
 @router.post("/disks/wipe", responses=REFUSED)
-def wipe_disk(body: DiskWipe, gw: Gw) -> Disk:
+def wipe_disk(body: DiskWipe, gw: Gw, refresh: Refreshed) -> Disk:
     """Clear a disk's ZFS labels and partition table (an exported or another system's pool, a file system)
     so a pool can use it without force. ``confirm`` is the disk's name typed out (the last part of its path).
 
@@ -70,33 +72,36 @@ def wipe_disk(body: DiskWipe, gw: Gw) -> Disk:
         raise InvalidInput(
             f"type {body.path.rsplit('/', 1)[-1]} to confirm the wipe of {body.path}", field="confirm"
         )
-    return labels.wipe(gw, body.path)
+    wiped = labels.wipe(gw, body.path)
+    refresh(*IMPORT_PARTS)
+    return wiped
 
 
 @router.get("/pools", responses=REFUSED)
-async def list_pools(gw: Gw) -> list[PoolHealth]:
+async def list_pools(state: LocalSnapshot) -> list[ZfsPoolHealth]:
     """Every imported pool with its health and per-vdev errors."""
-    return await answer(_pools, gw)
-
-
-def _pools(gw: Gateway) -> list[PoolHealth]:
-    return [pools.status(gw, name) for name in pools.list_names(gw)]
+    observed = state.observed
+    for failure in observed.pool_failures.values():
+        failure.raise_()
+    return observed.part(Part.pools, observed.pools)
 
 
 @router.post("/pools", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_pool(spec: PoolSpec, gw: Gw) -> PoolHealth:
+def create_pool(spec: ZfsPoolSpec, gw: Gw, refresh: Refreshed) -> ZfsPoolHealth:
     """Create a pool on LUNs (stripe, mirror, raidz1/2) with an optional SLOG and L2ARC."""
-    return pools.create(gw, spec)
+    health = pools.create(gw, spec)
+    refresh(*POOL_PARTS)
+    return health
 
 
 @router.get("/pools/{name}", responses=REFUSED)
-def get_pool(name: str, gw: Gw) -> PoolHealth:
+async def get_pool(name: str, state: LocalSnapshot) -> ZfsPoolHealth:
     """One pool's health."""
-    return pools.status(gw, names.pool(name))
+    return state.observed.pool(names.pool(name))
 
 
 @router.delete("/pools/{name}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def destroy_pool(name: str, gw: Gw, db: Db, free_disks: bool = False) -> Response:
+def destroy_pool(name: str, gw: Gw, db: Db, refresh: Refreshed, free_disks: bool = False) -> Response:
     """Destroy a pool and everything on it; 409 while an NFS export serves one of its datasets.
 
     ``free_disks``: also clear the ZFS labels and partition tables of the disks it used, so the next pool
@@ -106,93 +111,117 @@ def destroy_pool(name: str, gw: Gw, db: Db, free_disks: bool = False) -> Respons
         labels.destroy_and_free(gw, name)
     else:
         pools.destroy(gw, name)
+    refresh(*POOL_PARTS)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.post("/pools/{name}/devices", responses=REFUSED)
-def grow_pool(name: str, body: PoolGrow, gw: Gw) -> PoolHealth:
+def grow_pool(name: str, body: ZfsPoolGrow, gw: Gw, refresh: Refreshed) -> ZfsPoolHealth:
     """Grow a pool by LUNs (scale-up); the LUNs must be free unless forced."""
-    return pools.add(gw, names.pool(name), body.devices, layout=body.layout, force=body.force)
+    health = pools.add(gw, names.pool(name), body.devices, layout=body.layout, force=body.force)
+    refresh(*POOL_PARTS)
+    return health
 
 
 @router.post("/pools/{name}/replace", responses=REFUSED)
-def replace_device(name: str, body: PoolReplace, gw: Gw) -> PoolHealth:
+def replace_device(name: str, body: ZfsPoolReplace, gw: Gw, refresh: Refreshed) -> ZfsPoolHealth:
     """Replace a LUN (failing or being retired) by a free one; resilver progress is in the pool's scan."""
-    return pools.replace(gw, names.pool(name), body.old, body.new, force=body.force)
+    health = pools.replace(gw, names.pool(name), body.old, body.new, force=body.force)
+    refresh(*POOL_PARTS)
+    return health
 
 
 @router.post("/pools/{name}/clear", responses=REFUSED)
-def clear_pool(name: str, gw: Gw) -> PoolHealth:
+def clear_pool(name: str, gw: Gw, refresh: Refreshed) -> ZfsPoolHealth:
     """Clear error counts; resumes a suspended pool once its failed LUN is back (502 while it is not)."""
-    return pools.clear(gw, names.pool(name))
+    health = pools.clear(gw, names.pool(name))
+    refresh(Part.pools)
+    return health
 
 
 @router.post("/pools/{name}/scrub", status_code=status.HTTP_202_ACCEPTED, responses=REFUSED)
-def scrub_pool(name: str, gw: Gw) -> PoolHealth:
+def scrub_pool(name: str, gw: Gw, refresh: Refreshed) -> ZfsPoolHealth:
     """Start a scrub; it runs in the background and its progress is in the pool's scan."""
     pools.scrub(gw, names.pool(name))
-    return pools.status(gw, name)
+    health = pools.status(gw, name)
+    refresh(Part.pools)
+    return health
 
 
 @router.post("/pools/{name}/export", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def export_pool(name: str, gw: Gw, db: Db) -> Response:
+def export_pool(name: str, gw: Gw, db: Db, refresh: Refreshed) -> Response:
     """Export a pool (e.g. before its LUNs move to another appliance); 409 while NFS serves from it."""
     _refuse_if_exported(db, names.pool(name))
     pools.export(gw, name)
+    refresh(*IMPORT_PARTS)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.post("/pools/{name}/import", responses=REFUSED)
-def import_pool(name: str, gw: Gw) -> PoolHealth:
+def import_pool(name: str, gw: Gw, refresh: Refreshed) -> ZfsPoolHealth:
     """Import a pool found on this appliance's LUNs (after an export, or LUNs moved here)."""
-    return pools.import_pool(gw, names.pool(name))
+    health = pools.import_pool(gw, names.pool(name))
+    refresh(*IMPORT_PARTS)
+    return health
 
 
 @router.get("/imports", responses=REFUSED)
-def list_imports(gw: Gw) -> list[ImportablePool]:
+async def list_imports(state: LocalSnapshot) -> list[ImportableZfsPool]:
     """Pools on this appliance's LUNs that are not imported, with the ids that tell two of one name apart."""
-    return imports.importable(gw)
+    return state.observed.part(Part.imports, state.observed.imports)
 
 
 @router.post("/imports/{pool_id}", responses=REFUSED)
-def import_by_id(pool_id: str, gw: Gw, body: PoolImport | None = None) -> PoolHealth:
+def import_by_id(
+    pool_id: str, gw: Gw, refresh: Refreshed, body: ZfsPoolImport | None = None
+) -> ZfsPoolHealth:
     """Import the pool with this id (from GET /imports), under a new name if given; its exports are
     added again on the exports page, as after an import by name."""
-    return imports.import_by_id(gw, pool_id, body.name if body else None)
+    health = imports.import_by_id(gw, pool_id, body.name if body else None)
+    refresh(*IMPORT_PARTS)
+    return health
 
 
 @router.get("/pools/{name}/datasets", responses=REFUSED)
-async def list_datasets(name: str, gw: Gw) -> list[Dataset]:
+async def list_datasets(name: str, state: LocalSnapshot) -> list[Dataset]:
     """Datasets and zvols of a pool, with compression ratio and space."""
-    return await answer(datasets.list_all, gw, names.pool(name))
+    return state.observed.datasets_of(names.pool(name))
 
 
 @router.post("/datasets", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_dataset(body: DatasetCreate, gw: Gw) -> Dataset:
+def create_dataset(body: DatasetCreate, gw: Gw, refresh: Refreshed) -> Dataset:
     """Create a datastore dataset tuned by a pool type's profile (overrides validated)."""
-    return datasets.create_for_profile(gw, body.name, profiles.load(body.profile), body.properties)
+    made = datasets.create_for_profile(gw, body.name, profiles.load(body.profile), body.properties)
+    refresh(*DATASET_PARTS)
+    return made
 
 
 @router.post("/volumes", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_volume(body: VolumeCreate, gw: Gw) -> Dataset:
+def create_volume(body: VolumeCreate, gw: Gw, refresh: Refreshed) -> Dataset:
     """A sparse zvol (lz4) for an iSCSI LUN."""
-    return datasets.create_volume(gw, body.name, body.size_bytes, volblocksize=body.volblocksize)
+    made = datasets.create_volume(gw, body.name, body.size_bytes, volblocksize=body.volblocksize)
+    refresh(*DATASET_PARTS)
+    return made
 
 
 @router.post("/snapshots", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_snapshot(body: SnapshotCreate, gw: Gw) -> Dataset:
+def create_snapshot(body: SnapshotCreate, gw: Gw, refresh: Refreshed) -> Dataset:
     """Snapshot a dataset (e.g. a golden image before it is cloned)."""
-    return datasets.snapshot(gw, body.name)
+    made = datasets.snapshot(gw, body.name)
+    refresh(*DATASET_PARTS)
+    return made
 
 
 @router.post("/clones", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_clone(body: CloneCreate, gw: Gw) -> Dataset:
+def create_clone(body: CloneCreate, gw: Gw, refresh: Refreshed) -> Dataset:
     """An instant copy of a snapshot (full-clone pools); it shares blocks until they diverge."""
-    return datasets.clone(gw, body.snapshot, body.target, body.properties)
+    made = datasets.clone(gw, body.snapshot, body.target, body.properties)
+    refresh(*DATASET_PARTS)
+    return made
 
 
 @router.delete("/datasets/{name:path}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def destroy_dataset(name: str, gw: Gw, db: Db) -> Response:
+def destroy_dataset(name: str, gw: Gw, db: Db, refresh: Refreshed) -> Response:
     """Destroy a dataset or zvol below a pool's root (e.g. a desktop's ZFS clone), never what others use.
 
     Refused: the pool root (that goes with the pool), a dataset an NFS export uses or lies below
@@ -203,19 +232,23 @@ def destroy_dataset(name: str, gw: Gw, db: Db) -> Response:
         raise Refused(f"{name} is a pool's root: it goes with the pool (DELETE /api/storage/pools/{name})")
     _refuse_if_exported(db, name)
     datasets.destroy(gw, names.child_dataset(name))
+    refresh(*DATASET_PARTS)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.patch("/datasets/{name:path}", responses=REFUSED)
-def update_dataset(name: str, body: DatasetUpdate, gw: Gw) -> Dataset:
+def update_dataset(name: str, body: DatasetUpdate, gw: Gw, refresh: Refreshed) -> Dataset:
     """Change a dataset's properties: quota and reservation, compression, recordsize ... (validated)."""
-    return datasets.set_properties(gw, names.dataset(name), body.properties)
+    made = datasets.set_properties(gw, names.dataset(name), body.properties)
+    refresh(*DATASET_PARTS)
+    return made
 
 
 @router.delete("/snapshots/{name:path}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def destroy_snapshot(name: str, gw: Gw) -> Response:
+def destroy_snapshot(name: str, gw: Gw, refresh: Refreshed) -> Response:
     """Destroy one snapshot (dataset@tag); 409 while clones depend on it."""
     datasets.destroy(gw, names.snapshot(name))
+    refresh(*DATASET_PARTS)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
-from zfs_tuning.schema import PoolType, parse_size
+from zfs_tuning.schema import DesktopPoolType, parse_size
 
 from appliance.control import names
 from appliance.control.errors import InvalidRequest
-from appliance.control.pools import Layout
+from appliance.control.pools import ZfsPoolLayout
 
 
 class DatasetCreate(BaseModel):
     """A dataset for a desktop pool's datastore, tuned by the profile of its pool type."""
 
     name: str = Field(description="pool/child, e.g. tank/vdi-linked")
-    profile: PoolType = Field(description="tuning profile (pool type) whose dataset properties apply")
+    profile: DesktopPoolType = Field(description="tuning profile (pool type) whose dataset properties apply")
     properties: dict[str, Any] = Field(
         default_factory=dict,
         description="overrides of the profile's properties (validated; never sync=disabled)",
@@ -62,17 +62,17 @@ class CloneCreate(BaseModel):
     )
 
 
-class PoolGrow(BaseModel):
+class ZfsPoolGrow(BaseModel):
     """LUNs that grow a pool (scale-up): one new top-level vdev in the pool's layout."""
 
     devices: list[names.Device] = Field(min_length=1, max_length=16, description="free LUNs, by-id paths")
-    layout: Layout = Field(
-        Layout.stripe, description="the new vdev's layout; match the pool's (zpool refuses a mismatch)"
+    layout: ZfsPoolLayout = Field(
+        ZfsPoolLayout.stripe, description="the new vdev's layout; match the pool's (zpool refuses a mismatch)"
     )
     force: bool = Field(False, description="use LUNs that hold a file system or an old pool label")
 
 
-class PoolReplace(BaseModel):
+class ZfsPoolReplace(BaseModel):
     """One LUN of a pool replaced by another; the pool resilvers onto the new one."""
 
     old: names.Device = Field(description="the device in the pool, as its path in the pool's vdevs")
@@ -88,7 +88,7 @@ class DatasetUpdate(BaseModel):
     )
 
 
-class PoolImport(BaseModel):
+class ZfsPoolImport(BaseModel):
     """How to import a pool found by GET /api/storage/imports."""
 
     name: names.Pool | None = Field(

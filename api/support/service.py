@@ -33,6 +33,7 @@ from api.notify import service as notify
 from api.prometheus.tokens import ScrapeToken
 from api.secretbox import SecretBox
 from api.settings import Settings
+from api.state.snapshot import Published
 from api.support import redact
 from api.support.schemas import Manifest, ManifestItem, Redaction
 from api.vcenters.table import VCenter
@@ -159,31 +160,15 @@ def _dump(value: Any) -> str:
     return json.dumps(value, indent=1, default=str) + "\n"
 
 
-def api_pieces(
-    gw: Gateway, db: Session, settings: Settings, hostname: str, *, stalled: bool, files: Files | None = None
-) -> list[Piece]:
-    """What the api itself knows: its version and build, its settings (no secret), the alerts now
-    (skipped when a pool command timed out: the alerts read the pools with the same tools)."""
+def api_pieces(db: Session, settings: Settings, hostname: str, published: Published | None) -> list[Piece]:
+    """What the api itself knows: its version and build, its settings (no secret), the alerts now (as
+    the appliance's state was last published with them, and the certificate's)."""
     arcvsa = {"version": VERSION, "hostname": hostname, "python": platform.python_version()}
     public = settings.model_dump(mode="json", exclude={"admin_password"})
-    alert_list = Piece(
-        name="api/alerts.json",
-        source="api: GET /api/alerts",
-        status="skipped",
-        error_type="PoolStalled",
-        error="not read: a pool command timed out (the alerts read the pools with the same tools)",
+    found = alerts.served(published, settings.data_dir, settings.metrics_interval_seconds)
+    alert_list = _api_piece(
+        "api/alerts.json", "GET /api/alerts", lambda: _dump([a.model_dump(mode="json") for a in found])
     )
-    if not stalled:
-        alert_list = _api_piece(
-            "api/alerts.json",
-            "GET /api/alerts",
-            lambda: _dump(
-                [
-                    a.model_dump(mode="json")
-                    for a in alerts.current(gw, db, settings.data_dir, settings=settings, files=files)
-                ]
-            ),
-        )
     return [
         _api_piece("versions/arcvsa.json", "api.VERSION", lambda: _dump(arcvsa)),
         _api_piece(
@@ -225,14 +210,14 @@ def build(
     settings: Settings,
     *,
     by: str,
+    published: Published | None = None,
     now: dt.datetime | None = None,
 ) -> Bundle:
     """The bundle for this appliance now; never fails for a tool's, a file's or an alert's fault."""
     now = now or dt.datetime.now(dt.UTC)
     hostname = socket.gethostname()
     pieces = support.collect(gw, files, timeout=support.COMMAND_TIMEOUT)
-    stalled = any(p.status == "timeout" and p.name.startswith("zfs/") for p in pieces)
-    pieces += api_pieces(gw, db, settings, hostname, stalled=stalled, files=files)
+    pieces += api_pieces(db, settings, hostname, published)
     saveconfig = next((p.text for p in pieces if p.source == f"file: {iscsi.SAVECONFIG}"), None)
     secrets = known_secrets(db, box, settings, saveconfig)
     masker = redact.Masker.of(secrets.plain, secrets.encoded)

@@ -31,7 +31,7 @@ class Release(BaseModel):
     base_key: str = Field(description="hash of the OS package set the release needs")
 
 
-class Step(BaseModel):
+class UpgradeStep(BaseModel):
     at: str = Field(description="when the upgrader reached this state (UTC)")
     state: State
 
@@ -45,7 +45,7 @@ class Run(BaseModel):
     error: str | None = Field(None, description="why it was refused, failed or rolled back")
     code: str | None = Field(None, description="for a refused bundle: the refusal's code")
     updated: str | None = Field(None, description="when the state last changed (UTC)")
-    steps: list[Step] = Field(default_factory=list)
+    steps: list[UpgradeStep] = Field(default_factory=list)
     in_progress: bool = Field(
         False, description="the upgrader is still at work (a running state that moved within the last hour)"
     )

@@ -142,7 +142,7 @@ class Figures(BaseModel):
         return max(both) if both else None
 
 
-class Step(BaseModel):
+class CalibrationStep(BaseModel):
     """One step of a ramp."""
 
     desktops: int = Field(description="desktops running at once")
@@ -159,7 +159,7 @@ class RampResult(BaseModel):
 
     desktops_supported: int = Field(description="desktops of the largest step that passed (0: none did)")
     stop_reason: str = Field(description="why the ramp ended")
-    steps: list[Step] = Field(description="every step run, in order")
+    steps: list[CalibrationStep] = Field(description="every step run, in order")
 
 
 class SanPhase(BaseModel):
@@ -372,7 +372,7 @@ def parse_san(stdout: str) -> SanCheck:
     return SanCheck(phases=phases)
 
 
-def judge(count: int, profile: DesktopProfile, threshold_ms: float, fig: Figures) -> Step:
+def judge(count: int, profile: DesktopProfile, threshold_ms: float, fig: Figures) -> CalibrationStep:
     """Whether a step passed: p95 within the threshold and the target kept up."""
     requested = count * profile.iops
     reason = None
@@ -385,7 +385,7 @@ def judge(count: int, profile: DesktopProfile, threshold_ms: float, fig: Figures
         reason = (
             f"{fig.iops:.0f} IOPS is below 90 % of the {requested:.0f} requested: the target cannot keep up"
         )
-    return Step(
+    return CalibrationStep(
         desktops=count,
         requested_iops=requested,
         iops=round(fig.iops, 2),
@@ -399,7 +399,7 @@ def judge(count: int, profile: DesktopProfile, threshold_ms: float, fig: Figures
 # -- running ----------------------------------------------------------------------------------------------
 
 #: (steps done, steps planned, message, the step just finished or None)
-Progress = Callable[[int, int, str, "Step | None"], None]
+Progress = Callable[[int, int, str, "CalibrationStep | None"], None]
 
 
 def _timeout(seconds: int, ramp_seconds: int, count: int, mib: int) -> float:
@@ -418,7 +418,7 @@ def ramp(
     """Run the ramp on a prepared target until ``patience`` steps in a row fail, ``max`` is reached or
     it is cancelled."""
     counts = spec.counts()
-    steps: list[Step] = []
+    steps: list[CalibrationStep] = []
     failed = 0
     stop = f"reached the maximum of {spec.max} desktops within the threshold"
     try:

@@ -66,7 +66,7 @@ def parse_tracking(text: str) -> Tracking:
 
 def tracking(gw: Gateway) -> Tracking:
     """chronyd's tracking now; ServiceDown when chronyd is not running."""
-    result = gw.read(TRACKING, timeout=CHRONYC_TIMEOUT, ok_codes=(0, 1))
+    result = gw.query(TRACKING, timeout=CHRONYC_TIMEOUT, ok_codes=(0, 1))
     if result.exit_code == 0:
         return parse_tracking(result.stdout)
     said = (result.stdout + result.stderr).strip()

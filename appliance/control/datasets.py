@@ -100,7 +100,7 @@ def parse_datasets(stdout: str, command: str) -> list[Dataset]:
 def get(gw: Gateway, name: str) -> Dataset:
     """One dataset, zvol or snapshot."""
     argv = ["zfs", "get", "-j", "--json-int", "-p", SHOWN, _checked(name, names.dataset)]
-    found = parse_datasets(gw.read(argv, rules=RULES).stdout, "zfs get")
+    found = parse_datasets(gw.query(argv, rules=RULES).stdout, "zfs get")
     if not found:
         raise NotFound(f"no such dataset: {name}")
     return found[0]
@@ -192,13 +192,15 @@ def destroy(gw: Gateway, name: str, *, recursive: bool = False) -> None:
 def list_all(gw: Gateway, pool: str) -> list[Dataset]:
     """Every file system and zvol of a pool."""
     argv = ["zfs", "get", "-j", "--json-int", "-p", "-r", "-t", "filesystem,volume", SHOWN, names.pool(pool)]
-    return parse_datasets(gw.read(argv, rules=RULES).stdout, "zfs get")
+    return parse_datasets(gw.query(argv, rules=RULES).stdout, "zfs get")
 
 
 def compressratio(gw: Gateway, name: str) -> float:
     """The compression ratio of a dataset (a string in 2.3's JSON even with --json-int)."""
     data = zjson.load(
-        gw.read(["zfs", "get", "-j", "--json-int", "compressratio", names.dataset(name)], rules=RULES).stdout,
+        gw.query(
+            ["zfs", "get", "-j", "--json-int", "compressratio", names.dataset(name)], rules=RULES
+        ).stdout,
         "zfs get",
     )
     return zjson.ratio(zjson.values(data["datasets"][name]["properties"])["compressratio"])

@@ -24,13 +24,12 @@ def call(
     *args: str,
     rules: Rules = (),
     timeout: float = 30.0,
-    how: Literal["run", "read", "query"] = "run",
+    how: Literal["run", "query"] = "run",
 ) -> list[Any]:
     """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values.
 
-    ``how`` is the Gateway method: ``run`` for a call that may change something (it ends the shared
-    reads), ``read`` for one whose answer may be shared, ``query`` for one that changes nothing but must
-    answer afresh (counters).
+    ``how`` is the Gateway method: ``run`` for a call that may change something, ``query`` for one that
+    changes nothing (a read of the state poller).
     """
     argv = ["dbus-send", "--system", "--print-reply", f"--dest={dest}", path, method, *args]
     result = getattr(gw, how)(argv, rules=rules, timeout=timeout)

@@ -7,29 +7,21 @@ by the caller's rules, into a domain error; anything unmatched stays a CommandFa
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
-from appliance.control.cgroup import Leaf
+import process
 from appliance.control.errors import CommandFailed, CommandTimeout, ControlError, ToolMissing
-from appliance.control.readcache import ReadCache, WouldWait, refreshing, waiting_refused
 
 DEFAULT_TIMEOUT = 60.0
+# The stderr patterns callers translate by are the C locale's.
+C_LOCALE = {"LC_ALL": "C"}
 
 
-@dataclass(frozen=True)
-class Result:
-    """What a finished command printed, and its exit code."""
-
-    argv: tuple[str, ...]
-    exit_code: int
-    stdout: str
-    stderr: str
+# What a finished command printed, and its exit code: the runner's own record, under the name the
+# control package and its recorded fakes know.
+Result = process.Completed
 
 
 class Runner(Protocol):
@@ -39,38 +31,27 @@ class Runner(Protocol):
 
 
 class SubprocessRunner:
-    """Runs argv on this machine in its own session, so a timeout can kill the whole group.
+    """Runs argv on this machine through the project's process runner (process.run): its own session,
+    the whole group killed on timeout, every exit code returned for the Gateway to judge."""
 
-    With ``refreshes``, a command run by a background refresh of shared reads moves to that cgroup as it
-    starts (appliance.control.cgroup: its CPU then leaves the api's own quota alone).
-    """
-
-    def __init__(self, refreshes: Leaf | None = None) -> None:
-        self.refreshes = refreshes
-
-    def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
-        """See :class:`Runner`."""
+    def execute(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        input_text: str | None = None,
+        secrets: Sequence[str] = (),
+    ) -> Result:
+        """See :class:`Runner`; ``secrets`` are masked in the runner's debug log."""
         try:
-            proc = subprocess.Popen(
-                list(argv),
-                stdin=subprocess.PIPE if input_text is not None else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,
-                env={**os.environ, "LC_ALL": "C"},  # stderr patterns below are the C locale's
+            done = process.run(
+                argv, timeout=timeout, input_text=input_text, env=C_LOCALE, check=False, secrets=secrets
             )
-        except FileNotFoundError:
+        except process.ToolNotFound:
             raise ToolMissing(f"{argv[0]} is not installed on this machine") from None
-        if self.refreshes is not None and refreshing():
-            self.refreshes.adopt(proc.pid)
-        try:
-            stdout, stderr = proc.communicate(input=input_text, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            _, stderr = proc.communicate()
-            raise CommandTimeout(argv, timeout, stderr) from None
-        return Result(tuple(argv), proc.returncode, stdout, stderr)
+        except process.ProcessTimeout as err:
+            raise CommandTimeout(argv, timeout, err.stderr) from None
+        return Result(tuple(argv), done.exit_code, done.stdout, done.stderr)
 
 
 # (pattern in stderr, error class): the first match wins; see Gateway.run.
@@ -80,29 +61,9 @@ Rules = Sequence[tuple[str, type[ControlError]]]
 class Gateway:
     """Checks argv, runs it through a Runner, translates failures by the caller's rules."""
 
-    def __init__(
-        self,
-        runner: Runner | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        reads_fresh_for: float = 0.0,
-        reads_stale_for: float = 0.0,
-    ) -> None:
+    def __init__(self, runner: Runner | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.runner = runner or SubprocessRunner()
         self.timeout = timeout
-        self.reads = ReadCache(reads_fresh_for, stale_for=reads_stale_for)
-
-    def read(
-        self,
-        argv: Sequence[str],
-        *,
-        rules: Rules = (),
-        timeout: float | None = None,
-        ok_codes: tuple[int, ...] = (0,),
-    ) -> Result:
-        """:meth:`run` for a command that changes nothing: its answer is shared (see readcache)."""
-        key = (tuple(argv), tuple(rules), ok_codes)
-        return self.reads.get(key, lambda: self.query(argv, rules=rules, timeout=timeout, ok_codes=ok_codes))
 
     def query(
         self,
@@ -112,9 +73,8 @@ class Gateway:
         timeout: float | None = None,
         ok_codes: tuple[int, ...] = (0,),
     ) -> Result:
-        """:meth:`run` for a command that changes nothing but must answer afresh (an interval of
-        ``zpool iostat``, the disks a pool is about to be made of): not shared, and unlike ``run`` it
-        leaves the shared answers alone (the metric sampler's every 10 s would otherwise end them all)."""
+        """:meth:`run` for a command that changes nothing (the state poller's reads, a check before a
+        change): the same errors, without an input or secrets."""
         return self._execute(argv, rules, timeout, None, ok_codes, ())
 
     def run(
@@ -130,15 +90,8 @@ class Gateway:
         """Run argv; return its Result when its exit code is in ``ok_codes``, else raise a typed error.
 
         ``secrets`` are masked in the error (argv and stderr), which ends up in logs and api answers.
-        Shared read answers end before and after: the command may change what they said.
         """
-        if waiting_refused():  # before the shared answers end: nothing runs here, nothing changes
-            raise WouldWait(argv)
-        self.reads.invalidate()
-        try:
-            return self._execute(argv, rules, timeout, input_text, ok_codes, secrets)
-        finally:
-            self.reads.invalidate()
+        return self._execute(argv, rules, timeout, input_text, ok_codes, secrets)
 
     def _execute(
         self,
@@ -149,14 +102,14 @@ class Gateway:
         ok_codes: tuple[int, ...],
         secrets: Sequence[str],
     ) -> Result:
-        if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
-            raise TypeError(f"argv must be a non-empty list of strings, not {argv!r}")
-        if any("\0" in a for a in argv):
-            raise ValueError("argv contains a NUL byte")
-        if waiting_refused():
-            raise WouldWait(argv)
+        process.check_argv(argv)
+        limit = timeout or self.timeout
         try:
-            result = self.runner.execute(argv, timeout=timeout or self.timeout, input_text=input_text)
+            if secrets and isinstance(self.runner, SubprocessRunner):
+                # Only the real runner logs argv; the replaying fakes log nothing to mask.
+                result = self.runner.execute(argv, timeout=limit, input_text=input_text, secrets=secrets)
+            else:
+                result = self.runner.execute(argv, timeout=limit, input_text=input_text)
         except CommandTimeout as err:
             raise CommandTimeout(_mask(argv, secrets), err.timeout, _mask([err.stderr], secrets)[0]) from None
         if result.exit_code in ok_codes:
@@ -168,11 +121,7 @@ class Gateway:
 
 
 def _mask(words: Sequence[str], secrets: Sequence[str]) -> list[str]:
-    out = list(words)
-    for secret in secrets:
-        if secret:
-            out = [w.replace(secret, "***") for w in out]
-    return out
+    return [process.mask(word, secrets) for word in words]
 
 
 def translate(result: Result, rules: Rules) -> ControlError:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from appliance.control import names, pools
 from appliance.control.errors import InvalidName, NotFound
 from appliance.control.gateway import Gateway
-from appliance.control.pools import PoolHealth
+from appliance.control.pools import ZfsPoolHealth
 
 ID = re.compile(r"[1-9][0-9]{0,19}")  # a pool GUID: a 64-bit unsigned integer in decimal
 _FIELD = re.compile(r"^\s*(pool|id|state|status|action|see|comment|config):\s?(.*)$")
@@ -33,7 +33,7 @@ class ImportableDevice(BaseModel):
     depth: int = Field(description="0 for top-level vdevs, 1 for the disks of a mirror or raidz")
 
 
-class ImportablePool(BaseModel):
+class ImportableZfsPool(BaseModel):
     """A pool found on the LUNs that can be imported (or that says why it cannot)."""
 
     name: str = Field(description="the pool's name (two pools may share one)")
@@ -72,9 +72,9 @@ def _devices(lines: list[str], pool: str) -> list[ImportableDevice]:
     return out
 
 
-def parse(stdout: str) -> list[ImportablePool]:
+def parse(stdout: str) -> list[ImportableZfsPool]:
     """The pools of a ``zpool import`` (list) report."""
-    found: list[ImportablePool] = []
+    found: list[ImportableZfsPool] = []
     block: dict[str, str] = {}
     tree: list[str] = []
     key = ""
@@ -82,7 +82,7 @@ def parse(stdout: str) -> list[ImportablePool]:
     def close() -> None:
         if "pool" in block and "id" in block:
             found.append(
-                ImportablePool(
+                ImportableZfsPool(
                     name=block["pool"],
                     id=block["id"],
                     state=block.get("state", "?"),
@@ -108,13 +108,13 @@ def parse(stdout: str) -> list[ImportablePool]:
     return found
 
 
-def importable(gw: Gateway) -> list[ImportablePool]:
+def importable(gw: Gateway) -> list[ImportableZfsPool]:
     """Every pool ``zpool import`` finds on the LUNs (none: zpool says so on stderr, exit 0: an empty list)."""
     result = gw.run(["zpool", "import", *pools.IMPORT_SEARCH], rules=pools.RULES, timeout=pools.TIMEOUT)
     return parse(result.stdout)
 
 
-def import_by_id(gw: Gateway, ident: str, new_name: str | None = None) -> PoolHealth:
+def import_by_id(gw: Gateway, ident: str, new_name: str | None = None) -> ZfsPoolHealth:
     """Import the pool with this id, under ``new_name`` if given (a name already taken needs one)."""
     pool_id(ident)
     if new_name is not None:

@@ -1,30 +1,49 @@
-"""iSCSI with LIO (targetcli-fb): zvol -> block backstore -> target with initiator ACLs and CHAP.
+"""iSCSI targets as desired state: what LIO should hold for one target, and the steps from what it holds.
 
-emulate_3pc (XCOPY) and emulate_caw (ATS) give ESXi its VAAI offloads, emulate_tpu its UNMAP.
-State is read back from targetcli's saveconfig.json, the one machine-readable view LIO offers.
-CHAP secrets are passed on targetcli's argv: visible in /proc for the command's lifetime (root only
-can read other users' cmdlines on the appliance; rtslib from Python would avoid it, see the report).
+Pure: no I/O here. ``appliance.control.lio`` reads LIO's objects from configfs into :class:`Observed`,
+:func:`plan` compares them with a :class:`TargetSpec` and returns the steps that converge them, and
+``lio`` applies the steps, undoing its own on any failure.
+
+One target is: a block backstore on the zvol (``/dev/zvol/POOL/NAME``) with ESXi's VAAI offloads
+(emulate_3pc: XCOPY, emulate_caw: ATS, emulate_tpu: UNMAP), an iSCSI target with TPG 1 on the
+0.0.0.0:3260 portal, LUN 0 on the backstore, and one ACL per initiator with LUN 0 mapped and, when
+asked, one-way CHAP. Login is by ACL only (no generated ACLs, no demo mode).
+
+``emulate_tpws`` (WRITE SAME with the UNMAP bit) stays off, written as 0 so it is a decision and not a
+kernel default. Space is reclaimed by UNMAP alone (emulate_tpu): ESXi (VMFS automatic and manual UNMAP),
+Linux and Windows all send UNMAP when the Logical Block Provisioning page offers it, so WRITE SAME with
+UNMAP would reclaim nothing more, only add a second way into the zvol's discard. And its promise is one
+the backstore does not make: after WRITE SAME with UNMAP the blocks must read back as the pattern
+written, while the backstore reports LBPRZ 0 (unmapped blocks need not read as zeros). ESXi's block
+zeroing (VAAI) sends WRITE SAME without the UNMAP bit, which emulate_write_same serves, on by default:
+zeroing keeps writing zeros, which lz4 stores as nothing.
+
+What the reconciler never does to converge: point an existing backstore at another device, move LUN 0
+to another backstore, or take a zvol that another target already exports (each is a Conflict): those
+would hand one initiator's data to another.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, field_validator
 
 from appliance.control import names
-from appliance.control.errors import AlreadyExists, BadOutput, InvalidName, NotFound
-from appliance.control.files import Files
-from appliance.control.gateway import Gateway, Rules
+from appliance.control.errors import BadOutput, Conflict, InvalidRequest
 
 SAVECONFIG = "/etc/rtslib-fb-target/saveconfig.json"
 SECRET = re.compile(r"[A-Za-z0-9_.+-]{12,64}")
-RULES: Rules = (
-    (r"already exists|already in use|exists already|object \S+ exists", AlreadyExists),
-    (r"No such|does not exist|No storage object named|not found", NotFound),
-)
-VAAI = ("emulate_3pc=1", "emulate_caw=1", "emulate_tpu=1")
+ZVOL_DEV = "/dev/zvol/"
+TPG_TAG = 1
+LUN = 0
+# Every address of the appliance: ESXi reaches it on whichever it has; ACLs and CHAP decide who logs in.
+PORTAL = ("0.0.0.0", 3260)  # noqa: S104
+# Backstore attributes, in the order they are written (VAAI, then the decided WRITE SAME with UNMAP).
+VAAI = {"emulate_3pc": 1, "emulate_caw": 1, "emulate_tpu": 1, "emulate_tpws": 0}
+TPG_ATTRIBUTES = ("authentication", "generate_node_acls", "demo_mode_write_protect")
 
 
 class Chap(BaseModel):
@@ -39,12 +58,12 @@ class Chap(BaseModel):
     @classmethod
     def _secret(cls, value: str) -> str:
         if not SECRET.fullmatch(value):
-            raise InvalidName("CHAP secret must be 12-64 letters, digits or _.+-")
+            raise ValueError("CHAP secret must be 12-64 letters, digits or _.+-")
         return value
 
 
 class TargetSpec(BaseModel):
-    """A LUN from a zvol, exported to the listed initiators."""
+    """A LUN from a zvol, exported to the listed initiators: the desired state of one target."""
 
     iqn: names.Iqn = Field(description="target IQN")
     zvol: names.ChildDataset = Field(description="the zvol (pool/name) behind the LUN")
@@ -52,48 +71,14 @@ class TargetSpec(BaseModel):
     initiators: list[names.Iqn] = Field(min_length=1, description="initiator IQNs allowed in")
     chap: Chap | None = Field(None, description="CHAP for every listed initiator (None: ACLs only)")
 
+    @property
+    def dev(self) -> str:
+        """The zvol's block device, as the backstore names it."""
+        return ZVOL_DEV + self.zvol
 
-def _tcli(gw: Gateway, *words: str, secrets: tuple[str, ...] = ()) -> None:
-    gw.run(["targetcli", *words], rules=RULES, timeout=60, secrets=secrets)
-
-
-def create(gw: Gateway, spec: TargetSpec) -> None:
-    """Backstore, target, LUN, ACLs (and CHAP); then save so it comes back after a reboot."""
-    _tcli(gw, "/backstores/block", "create", f"name={spec.backstore}", f"dev=/dev/zvol/{spec.zvol}")
-    _tcli(gw, f"/backstores/block/{spec.backstore}", "set", "attribute", *VAAI)
-    _tcli(gw, "/iscsi", "create", spec.iqn)
-    tpg = f"/iscsi/{spec.iqn}/tpg1"
-    _tcli(gw, f"{tpg}/luns", "create", f"/backstores/block/{spec.backstore}")
-    auth = "1" if spec.chap else "0"
-    _tcli(
-        gw,
-        tpg,
-        "set",
-        "attribute",
-        f"authentication={auth}",
-        "generate_node_acls=0",
-        "demo_mode_write_protect=1",
-    )
-    for initiator in spec.initiators:
-        _tcli(gw, f"{tpg}/acls", "create", initiator)
-        if spec.chap:
-            _tcli(
-                gw,
-                f"{tpg}/acls/{initiator}",
-                "set",
-                "auth",
-                f"userid={spec.chap.user}",
-                f"password={spec.chap.secret}",
-                secrets=(spec.chap.secret,),
-            )
-    _tcli(gw, "saveconfig")
-
-
-def delete(gw: Gateway, iqn: str, backstore: str) -> None:
-    """Remove a target and its backstore (the zvol stays)."""
-    _tcli(gw, "/iscsi", "delete", names.iqn(iqn))
-    _tcli(gw, "/backstores/block", "delete", names.object_name(backstore))
-    _tcli(gw, "saveconfig")
+    def tpg_attributes(self) -> dict[str, str]:
+        """TPG attributes: login by ACL only, and CHAP required exactly when it is configured."""
+        return dict(zip(TPG_ATTRIBUTES, ("1" if self.chap else "0", "0", "1"), strict=True))
 
 
 class TargetInfo(BaseModel):
@@ -103,11 +88,203 @@ class TargetInfo(BaseModel):
     luns: list[str] = Field(description="storage objects behind its LUNs (/dev/zvol/... paths)")
     initiators: list[str] = Field(description="initiators in its ACLs")
     chap: bool = Field(description="authentication required")
-    vaai: dict[str, int] = Field(description="emulate_3pc / emulate_caw / emulate_tpu of its backstores")
+    vaai: dict[str, int] = Field(
+        description="emulate_3pc / emulate_caw / emulate_tpu / emulate_tpws of its backstores"
+    )
+
+
+# --- what LIO holds (read by appliance.control.lio) ------------------------------------------------
+
+
+@dataclass
+class ObservedBackstore:
+    """A block backstore: its device, attributes, and the targets whose LUNs use it."""
+
+    name: str
+    dev: str
+    attributes: dict[str, int]
+    used_by: set[str] = field(default_factory=set)
+
+
+@dataclass
+class ObservedAcl:
+    """One initiator's ACL: CHAP as configured (empty when none) and mapped LUN -> TPG LUN."""
+
+    userid: str = ""
+    password: str = field(default="", repr=False)
+    mapped: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class ObservedTpg:
+    """TPG 1 of a target."""
+
+    enabled: bool = False
+    attributes: dict[str, str] = field(default_factory=dict)
+    portals: set[tuple[str, int]] = field(default_factory=set)
+    luns: dict[int, str] = field(default_factory=dict)  # LUN -> backstore name
+    acls: dict[str, ObservedAcl] = field(default_factory=dict)
+
+
+@dataclass
+class Observed:
+    """The LIO objects one target's desired state touches (None: absent)."""
+
+    backstore: ObservedBackstore | None = None
+    target: bool = False
+    tpg: ObservedTpg | None = None
+
+
+# --- steps -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One change to LIO; ``creates`` when undoing it means removing what it made."""
+
+    iqn: str
+
+    def describe(self) -> str:
+        """What the step changes, for the answer's ``changed`` list and the log (never a secret)."""
+        return repr(self)
+
+
+@dataclass(frozen=True)
+class CreateBackstore(Step):
+    name: str
+    dev: str
+
+
+@dataclass(frozen=True)
+class SetBackstoreAttribute(Step):
+    name: str
+    key: str
+    value: int
+    old: int | None
+
+
+@dataclass(frozen=True)
+class CreateTarget(Step):
+    pass
+
+
+@dataclass(frozen=True)
+class CreateTpg(Step):
+    tag: int
+
+
+@dataclass(frozen=True)
+class SetTpgAttribute(Step):
+    key: str
+    value: str
+    old: str | None
+
+
+@dataclass(frozen=True)
+class CreatePortal(Step):
+    ip: str
+    port: int
+
+
+@dataclass(frozen=True)
+class CreateLun(Step):
+    lun: int
+    backstore: str
+
+
+@dataclass(frozen=True)
+class CreateAcl(Step):
+    initiator: str
+
+
+@dataclass(frozen=True)
+class SetAclChap(Step):
+    initiator: str
+    userid: str
+    password: str = field(repr=False)
+    old_userid: str
+    old_password: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class CreateMappedLun(Step):
+    initiator: str
+    mapped_lun: int
+    tpg_lun: int
+
+
+@dataclass(frozen=True)
+class EnableTpg(Step):
+    pass
+
+
+@dataclass(frozen=True)
+class DeleteAcl(Step):
+    initiator: str
+
+
+def plan(spec: TargetSpec, seen: Observed) -> list[Step]:
+    """The steps from ``seen`` to ``spec``: create what is missing, set what differs, drop stale ACLs.
+
+    Raises Conflict, before any step, where converging would move data between initiators."""
+    iqn = spec.iqn
+    steps: list[Step] = []
+    store = seen.backstore
+    if store is None:
+        steps.append(CreateBackstore(iqn, spec.backstore, spec.dev))
+    elif store.dev != spec.dev:
+        raise Conflict(f"backstore {spec.backstore} is on {store.dev}, not {spec.dev}")
+    elif store.used_by - {iqn}:
+        raise Conflict(f"{spec.zvol} is exported already by {', '.join(sorted(store.used_by - {iqn}))}")
+    have = store.attributes if store else {}
+    for key, value in VAAI.items():
+        if have.get(key) != value:
+            steps.append(SetBackstoreAttribute(iqn, spec.backstore, key, value, have.get(key)))
+
+    if not seen.target:
+        steps.append(CreateTarget(iqn))
+    tpg = seen.tpg or ObservedTpg()
+    if seen.tpg is None:
+        steps.append(CreateTpg(iqn, TPG_TAG))
+    for key, want in spec.tpg_attributes().items():
+        if tpg.attributes.get(key) != want:
+            steps.append(SetTpgAttribute(iqn, key, want, tpg.attributes.get(key)))
+    if PORTAL not in tpg.portals:
+        steps.append(CreatePortal(iqn, *PORTAL))
+    if LUN not in tpg.luns:
+        steps.append(CreateLun(iqn, LUN, spec.backstore))
+    elif tpg.luns[LUN] != spec.backstore:
+        raise Conflict(f"LUN {LUN} of {iqn} is on backstore {tpg.luns[LUN]}, not {spec.backstore}")
+
+    for initiator in spec.initiators:
+        acl = tpg.acls.get(initiator)
+        if acl is None:
+            steps.append(CreateAcl(iqn, initiator))
+            acl = ObservedAcl()
+        user, secret = (spec.chap.user, spec.chap.secret) if spec.chap else ("", "")
+        if (acl.userid, acl.password) != (user, secret):
+            steps.append(SetAclChap(iqn, initiator, user, secret, acl.userid, acl.password))
+        if acl.mapped.get(LUN) != LUN:
+            if LUN in acl.mapped:
+                raise Conflict(f"{initiator}'s LUN {LUN} on {iqn} maps TPG LUN {acl.mapped[LUN]}")
+            steps.append(CreateMappedLun(iqn, initiator, LUN, LUN))
+    if not tpg.enabled:
+        steps.append(EnableTpg(iqn))
+    steps += [DeleteAcl(iqn, name) for name in sorted(set(tpg.acls) - set(spec.initiators))]
+    return steps
+
+
+def arcvsa_zvol(info: TargetInfo) -> str:
+    """The zvol of a target arcvsa made (one LUN on a zvol); InvalidRequest for any other target."""
+    if len(info.luns) != 1 or not info.luns[0].startswith(ZVOL_DEV):
+        raise InvalidRequest(
+            f"{info.iqn} was not made by arcvsa (one LUN on a zvol): remove it with targetcli"
+        )
+    return info.luns[0].removeprefix(ZVOL_DEV)
 
 
 def parse_saveconfig(text: str) -> list[TargetInfo]:
-    """Targets from saveconfig.json."""
+    """Targets from saveconfig.json (the file rtslib saves LIO's configuration to, and restores at boot)."""
     try:
         data = json.loads(text)
     except ValueError as err:
@@ -122,15 +299,7 @@ def parse_saveconfig(text: str) -> list[TargetInfo]:
                 obj = objects.get(lun.get("storage_object", ""), {})
                 luns.append(obj.get("dev", lun.get("storage_object", "")))
                 attrs = obj.get("attributes", {})
-                vaai = {k: int(attrs.get(k, 0)) for k in ("emulate_3pc", "emulate_caw", "emulate_tpu")}
+                vaai = {k: int(attrs.get(k, 0)) for k in VAAI}
             inits += [acl["node_wwn"] for acl in tpg.get("node_acls", [])]
         out.append(TargetInfo(iqn=target["wwn"], luns=luns, initiators=inits, chap=chap, vaai=vaai))
     return out
-
-
-def targets(files: Files) -> list[TargetInfo]:
-    """Every iSCSI target in the saved LIO config (NotFound when LIO was never configured)."""
-    text = files.read(SAVECONFIG)
-    if text is None:
-        raise NotFound(f"no LIO config at {SAVECONFIG}")
-    return parse_saveconfig(text)

@@ -53,7 +53,7 @@ ROOT_PROPERTIES = {"acltype": "posix", "xattr": "sa", "compression": "lz4", "ati
 log = logging.getLogger("arcvsa.pools")
 
 
-class Layout(StrEnum):
+class ZfsPoolLayout(StrEnum):
     """How the data LUNs are combined."""
 
     stripe = "stripe"
@@ -62,14 +62,19 @@ class Layout(StrEnum):
     raidz2 = "raidz2"
 
 
-MIN_DEVICES = {Layout.stripe: 1, Layout.mirror: 2, Layout.raidz1: 3, Layout.raidz2: 4}
+MIN_DEVICES = {
+    ZfsPoolLayout.stripe: 1,
+    ZfsPoolLayout.mirror: 2,
+    ZfsPoolLayout.raidz1: 3,
+    ZfsPoolLayout.raidz2: 4,
+}
 
 
-class PoolSpec(BaseModel):
+class ZfsPoolSpec(BaseModel):
     """A pool to create."""
 
     name: names.Pool = Field(description="pool name (strict pattern, see names.pool)")
-    layout: Layout = Field(Layout.stripe, description="how the data devices are combined")
+    layout: ZfsPoolLayout = Field(ZfsPoolLayout.stripe, description="how the data devices are combined")
     data: list[names.Device] = Field(min_length=1, description="data device paths (SAN LUNs)")
     log: list[names.Device] = Field(
         default_factory=list, max_length=2, description="SLOG devices; two make a mirror"
@@ -78,10 +83,10 @@ class PoolSpec(BaseModel):
     force: bool = Field(False, description="use devices that hold data (their contents are lost)")
 
     @model_validator(mode="after")
-    def _shape(self) -> PoolSpec:
+    def _shape(self) -> ZfsPoolSpec:
         if len(self.data) < MIN_DEVICES[self.layout]:
             raise InvalidRequest(f"{self.layout} needs at least {MIN_DEVICES[self.layout]} devices")
-        if self.layout is Layout.mirror and len(self.data) % 2:
+        if self.layout is ZfsPoolLayout.mirror and len(self.data) % 2:
             raise InvalidRequest("mirror needs an even number of devices (pairs)")
         every = self.data + self.log + self.cache
         if len(set(every)) != len(every):
@@ -93,11 +98,11 @@ class PoolSpec(BaseModel):
         return self.data + self.log + self.cache
 
 
-def vdev_args(layout: Layout, devices: list[str]) -> list[str]:
+def vdev_args(layout: ZfsPoolLayout, devices: list[str]) -> list[str]:
     """The zpool words for the data devices in ``layout``."""
-    if layout is Layout.stripe:
+    if layout is ZfsPoolLayout.stripe:
         return list(devices)
-    if layout is Layout.mirror:
+    if layout is ZfsPoolLayout.mirror:
         return [w for i in range(0, len(devices), 2) for w in ("mirror", devices[i], devices[i + 1])]
     return [layout.value, *devices]
 
@@ -107,7 +112,7 @@ def choose_ashift(chosen: list[disks.Disk]) -> int:
     return max(12, max(int(math.log2(d.physical_sector)) for d in chosen))
 
 
-def create_argv(spec: PoolSpec, ashift: int, autotrim: bool) -> list[str]:
+def create_argv(spec: ZfsPoolSpec, ashift: int, autotrim: bool) -> list[str]:
     """The ``zpool create`` command line for a validated spec."""
     argv = ["zpool", "create", "-o", f"ashift={ashift}", "-o", f"autotrim={'on' if autotrim else 'off'}"]
     for prop, value in ROOT_PROPERTIES.items():
@@ -141,7 +146,7 @@ def _labelling(gw: Gateway, argv: list[str], pool: str) -> None:
         gw.run(argv if "-f" in argv else [*argv[:at], "-f", *argv[at:]], rules=LABEL_RULES, timeout=TIMEOUT)
 
 
-def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
+def create(gw: Gateway, spec: ZfsPoolSpec) -> ZfsPoolHealth:
     """Create the pool after checking its devices are free (or forced); return its health."""
     chosen = disks.resolve(gw, spec.devices(), force=spec.force)
     _labelling(gw, create_argv(spec, choose_ashift(chosen), all(d.trim for d in chosen)), spec.name)
@@ -149,8 +154,13 @@ def create(gw: Gateway, spec: PoolSpec) -> PoolHealth:
 
 
 def add(
-    gw: Gateway, pool: str, devices: list[str], *, layout: Layout = Layout.stripe, force: bool = False
-) -> PoolHealth:
+    gw: Gateway,
+    pool: str,
+    devices: list[str],
+    *,
+    layout: ZfsPoolLayout = ZfsPoolLayout.stripe,
+    force: bool = False,
+) -> ZfsPoolHealth:
     """Grow a pool by LUNs (scale-up); the new vdev should match the pool's layout."""
     names.pool(pool)
     chosen = disks.resolve(gw, devices, force=force)
@@ -159,7 +169,7 @@ def add(
     return status(gw, pool)
 
 
-def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) -> PoolHealth:
+def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) -> ZfsPoolHealth:
     """Replace a LUN by another; resilvering runs in the background (see status)."""
     names.pool(pool)
     names.device(old)
@@ -168,7 +178,7 @@ def replace(gw: Gateway, pool: str, old: str, new: str, *, force: bool = False) 
     return status(gw, pool)
 
 
-def clear(gw: Gateway, pool: str) -> PoolHealth:
+def clear(gw: Gateway, pool: str) -> ZfsPoolHealth:
     """Clear the pool's error counts and resume a suspended pool once its LUNs answer again.
 
     ``zpool clear`` of a suspended pool retries the stalled I/O: while a LUN is still failing it exits
@@ -199,7 +209,7 @@ IMPORT_RULES: Rules = ((r"more than one matching pool", Conflict), *RULES)
 IMPORT_SEARCH = ("-d", "/dev/disk/by-id")
 
 
-def import_pool(gw: Gateway, pool: str) -> PoolHealth:
+def import_pool(gw: Gateway, pool: str) -> ZfsPoolHealth:
     """Import a pool by name, scanning by-id paths (stable names for next boot's cachefile)."""
     argv = ["zpool", "import", *IMPORT_SEARCH, names.pool(pool)]
     gw.run(argv, rules=IMPORT_RULES, timeout=TIMEOUT)
@@ -226,7 +236,7 @@ class VdevHealth(BaseModel):
     slow_ios: int = Field(0, description="I/Os slower than zio_slow_io_ms")
 
 
-class PoolHealth(BaseModel):
+class ZfsPoolHealth(BaseModel):
     """A pool's state and its vdevs."""
 
     name: str = Field(description="pool name")
@@ -266,8 +276,8 @@ def _walk(tree: dict[str, Any], role: str, parent: str | None, out: list[VdevHea
         _walk(vdev.get("vdevs", {}), role, nested_parent, out)
 
 
-def parse_status(stdout: str, pool: str) -> PoolHealth:
-    """PoolHealth from ``zpool status -j --json-int POOL``."""
+def parse_status(stdout: str, pool: str) -> ZfsPoolHealth:
+    """ZfsPoolHealth from ``zpool status -j --json-int POOL``."""
     data = zjson.load(stdout, "zpool status")
     raw = data.get("pools", {}).get(pool)
     if raw is None:
@@ -275,7 +285,7 @@ def parse_status(stdout: str, pool: str) -> PoolHealth:
     vdevs: list[VdevHealth] = []
     for key, role in (("vdevs", "data"), ("logs", "log"), ("l2cache", "cache"), ("spares", "spare")):
         _walk(raw.get(key, {}), role, None, vdevs)
-    return PoolHealth(
+    return ZfsPoolHealth(
         name=pool,
         state=raw.get("state", "?"),
         error_count=int(raw.get("error_count", 0)),
@@ -284,14 +294,14 @@ def parse_status(stdout: str, pool: str) -> PoolHealth:
     )
 
 
-def status(gw: Gateway, pool: str) -> PoolHealth:
+def status(gw: Gateway, pool: str) -> ZfsPoolHealth:
     """Health of one pool."""
     return parse_status(
-        gw.read(["zpool", "status", "-j", "--json-int", names.pool(pool)], rules=RULES).stdout, pool
+        gw.query(["zpool", "status", "-j", "--json-int", names.pool(pool)], rules=RULES).stdout, pool
     )
 
 
-class PoolSpace(BaseModel):
+class ZfsPoolSpace(BaseModel):
     """One pool's line of ``zpool list``: its space and health."""
 
     name: str = Field(description="pool name")
@@ -305,16 +315,16 @@ class PoolSpace(BaseModel):
         return 100.0 * self.allocated / self.size if self.size else 0.0
 
 
-def space(gw: Gateway) -> list[PoolSpace]:
+def space(gw: Gateway) -> list[ZfsPoolSpace]:
     """Every imported pool's space and health from one ``zpool list``, sorted by name."""
-    stdout = gw.read(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout
+    stdout = gw.query(["zpool", "list", "-j", "--json-int"], rules=RULES).stdout
     if not stdout.strip():
         return []  # 2.3.9 prints nothing at all, not an empty "pools", when no pool is imported
     out = []
     for name, raw in sorted(zjson.load(stdout, "zpool list").get("pools", {}).items()):
         props = zjson.values(raw.get("properties", {}))
         out.append(
-            PoolSpace(
+            ZfsPoolSpace(
                 name=name,
                 size=_count(props.get("size")),
                 allocated=_count(props.get("allocated")),

@@ -169,7 +169,7 @@ def _run(gw: Gateway, item: Command, timeout: float) -> Piece:
     source = "command: " + " ".join(item.argv)
     start = time.monotonic()
     try:
-        result = gw.read(list(item.argv), timeout=timeout, ok_codes=item.ok_codes)
+        result = gw.query(list(item.argv), timeout=timeout, ok_codes=item.ok_codes)
     except CommandTimeout as err:
         return _error(item.name, source, "timeout", err, start)
     except ControlError as err:  # ToolMissing, CommandFailed, ...: the item's outcome, not the bundle's

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import process
 from appliance.firstboot.errors import ConfigInvalid, FirstBootError
 from appliance.firstboot.files import FileChange, write_atomic
-from appliance.firstboot.runner import system_runner
 from appliance.firstboot.service import run_firstboot
 from appliance.firstboot.source import DEFAULT_CDROMS
 from appliance.firstboot.status import STATUS_FILE, error_report, outcome_report, render_report
@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         outcome = run_firstboot(
             args.root,
-            system_runner,
+            process.run,
             cdroms=tuple(args.cdrom or DEFAULT_CDROMS),
             live=live,
             now=now,

@@ -1,21 +1,19 @@
-"""How first boot runs system tools: one injectable callable, so tests can record and refuse argv."""
+"""How first boot runs system tools: one injectable callable, so tests can record and refuse argv.
+
+The real one is :func:`process.run` (the project's runner: its process group killed on timeout).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol
 
-from ovf.command import Completed, run
+from process import Completed
 
 
 class Runner(Protocol):
-    """Runs an argv list (never a shell string) within a timeout; raises ovf.errors.CommandFailed."""
+    """Runs an argv list (never a shell string) within a timeout; raises process.ProcessError."""
 
     def __call__(
         self, argv: Sequence[str], *, timeout: float, input_text: str | None = None
     ) -> Completed: ...
-
-
-def system_runner(argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Completed:
-    """The real runner: ovf.command.run (kills the process group on timeout)."""
-    return run(argv, timeout=timeout, input_text=input_text)

@@ -20,7 +20,7 @@ from appliance.firstboot.model import validate_properties
 from appliance.firstboot.plan import make_plan
 from appliance.firstboot.runner import Runner
 from appliance.firstboot.source import DEFAULT_CDROMS, blank_guestinfo, read_environment
-from ovf.errors import CommandFailed
+from process import ProcessError
 
 MARKER = PurePosixPath("/var/lib/arcvsa/firstboot.done")
 HOSTNAME_TIMEOUT = 15.0
@@ -69,7 +69,7 @@ def run_firstboot(
         if doc.transport == "guestinfo":
             try:
                 blank_guestinfo(runner)
-            except (CommandFailed, OSError) as exc:
+            except (ProcessError, OSError) as exc:
                 warnings.append(f"could not blank guestinfo.ovfEnv: {exc}")
     changed = [str(change.path) for change in plan.files if write_atomic(root, change)]
     if live:

@@ -16,7 +16,7 @@ from typing import Literal
 from appliance.firstboot.errors import EnvironmentNotFound
 from appliance.firstboot.iso9660 import IsoError, read_root_file
 from appliance.firstboot.runner import Runner
-from ovf.errors import CommandFailed
+from process import ProcessError
 
 VMTOOLSD = "vmtoolsd"
 GUESTINFO_KEY = "guestinfo.ovfEnv"
@@ -40,7 +40,7 @@ def from_guestinfo(runner: Runner) -> EnvironmentDocument | None:
     """guestinfo.ovfEnv, or None when vmtoolsd is missing, finds no VMware host, or the key is empty."""
     try:
         done = runner([VMTOOLSD, "--cmd", f"info-get {GUESTINFO_KEY}"], timeout=TOOL_TIMEOUT)
-    except (CommandFailed, OSError):
+    except (ProcessError, OSError):
         return None
     data = done.stdout.strip().encode()
     return EnvironmentDocument(data, "guestinfo", GUESTINFO_KEY) if data else None

@@ -33,8 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from appliance.image import release, sources
-from appliance.image.commands import BuildError, capture
 from appliance.image.disk import build_disk, disk_key
+from appliance.image.errors import BuildError
 from appliance.image.payload import make_payload
 from appliance.image.provision import provision, template_files
 from appliance.image.rootfs import (
@@ -46,6 +46,7 @@ from appliance.image.rootfs import (
     release_mounts,
     rootfs_key,
 )
+from process import ProcessError, run
 
 VERSIONED_PACKAGES = (
     "linux-image-amd64",
@@ -103,8 +104,8 @@ class Manifest:
 def image_version() -> str:
     """``git describe --always --dirty`` of the checkout; pyproject's version outside a git checkout."""
     try:
-        return capture(["git", "-C", str(REPO), "describe", "--always", "--dirty"], timeout=30).strip()
-    except (BuildError, OSError):
+        return run(["git", "-C", str(REPO), "describe", "--always", "--dirty"], timeout=30).stdout.strip()
+    except (ProcessError, OSError):
         project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         return str(project["version"])
 
@@ -141,7 +142,7 @@ def copy_out(src: Path, dst: Path) -> None:
     try:
         os.link(src, tmp)
     except OSError:
-        capture(["cp", "--sparse=always", "--reflink=auto", str(src), str(tmp)], timeout=600)
+        run(["cp", "--sparse=always", "--reflink=auto", str(src), str(tmp)], timeout=600)
     tmp.replace(dst)
 
 
@@ -150,7 +151,7 @@ def keypair(path: Path, comment: str) -> Path:
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.parent.chmod(0o700)
-        capture(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)], timeout=60)
+        run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(path)], timeout=60)
     return path.with_suffix(".pub")
 
 
@@ -182,7 +183,7 @@ def build(out: Path, version: str, size_mib: int) -> Manifest:
     stages.append(StageTime("rootfs (mmdebstrap + zfs dkms + customize)", time.monotonic() - t0, cached))
     phases = json.loads(tree.with_suffix(".done").read_text(encoding="utf-8"))
     kver = sorted(p.name for p in (tree / "lib/modules").iterdir())[0]
-    zfs_module = capture(["chroot", str(tree), "modinfo", "-k", kver, "-F", "version", "zfs"], timeout=60)
+    zfs_module = run(["chroot", str(tree), "modinfo", "-k", kver, "-F", "version", "zfs"], timeout=60).stdout
     versions = dpkg_versions(tree, VERSIONED_PACKAGES)
     if versions.get(f"linux-image-{kver}") != versions.get(f"linux-headers-{kver}"):
         raise BuildError(f"kernel and headers differ for {kver}: {versions}")
@@ -259,7 +260,7 @@ def main() -> None:
     args = parser.parse_args()
     try:
         manifest = build(args.out.resolve(), args.version or image_version(), args.disk_size_mib)
-    except BuildError as err:
+    except (BuildError, ProcessError) as err:
         print(f"image build failed: {err}", file=sys.stderr)
         raise SystemExit(1) from None
     print(json.dumps(asdict(manifest), indent=2))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from appliance.image.commands import run
 from appliance.image.rootfs import HERE, hash_files
+from process import stream
 
 DISK_TIMEOUT = 1200.0
 
@@ -35,8 +35,8 @@ def build_disk(
     if keys is not None:
         argv.append(str(keys))
     try:
-        run(argv, timeout=DISK_TIMEOUT, log=log)
-        run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(partial)], timeout=DISK_TIMEOUT, log=log)
+        stream(argv, timeout=DISK_TIMEOUT, log=log)
+        stream(["qemu-img", "convert", "-O", "qcow2", str(raw), str(partial)], timeout=DISK_TIMEOUT, log=log)
     finally:
         raw.unlink(missing_ok=True)
     partial.rename(qcow2)

@@ -16,7 +16,8 @@ import shutil
 import tarfile
 from pathlib import Path
 
-from appliance.image.commands import BuildError, capture
+from appliance.image.errors import BuildError
+from process import run
 
 REPO = Path(__file__).resolve().parent.parent.parent
 RUNTIME_LOCK = REPO / "requirements.runtime.lock"
@@ -38,7 +39,7 @@ def build_wheel(out: Path) -> Path:
     """The project's wheel, built from the checkout into ``out``."""
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    capture([*uv(), "build", "--quiet", "--wheel", "--out-dir", str(out), str(REPO)], timeout=UV_TIMEOUT)
+    run([*uv(), "build", "--quiet", "--wheel", "--out-dir", str(out), str(REPO)], timeout=UV_TIMEOUT)
     wheels = sorted(out.glob("arcvsa-*.whl"))
     if len(wheels) != 1:
         raise BuildError(f"expected one arcvsa wheel in {out}, found {[w.name for w in wheels]}")
@@ -49,12 +50,12 @@ def install_lib(lib: Path, wheel: Path) -> None:
     """Dependencies (locked, hash-checked, binary only) and the project wheel into ``lib``."""
     shutil.rmtree(lib, ignore_errors=True)
     cross = ["--target", str(lib), "--python-version", TARGET_PYTHON, "--python-platform", TARGET_PLATFORM]
-    capture(
+    run(
         [*uv(), "pip", "install", "--quiet", *cross, "--only-binary", ":all:", "--require-hashes",
          "-r", str(RUNTIME_LOCK)],
         timeout=UV_TIMEOUT,
     )  # fmt: skip
-    capture([*uv(), "pip", "install", "--quiet", *cross, "--no-deps", str(wheel)], timeout=UV_TIMEOUT)
+    run([*uv(), "pip", "install", "--quiet", *cross, "--no-deps", str(wheel)], timeout=UV_TIMEOUT)
     # Console scripts point at the build machine's interpreter: the units run `python -m` instead.
     shutil.rmtree(lib / "bin", ignore_errors=True)
     forget_origin(lib)

@@ -13,7 +13,8 @@ import shutil
 from pathlib import Path
 
 from appliance.image import serial
-from appliance.image.commands import Aborted, BuildError, run
+from appliance.image.errors import BuildError
+from process import ProcessAborted, ProcessError, stream
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TEMPLATE_DIR = REPO / "packer"
@@ -57,10 +58,10 @@ def run_packer(argv: list[str], env: dict[str, str], log: Path, serial_log: Path
         return None if found is None else f"the build VM's kernel panicked:\n{found}"
 
     try:
-        run(argv, timeout=PACKER_TIMEOUT, log=log, env=env, watch=watch)
-    except Aborted:
+        stream(argv, timeout=PACKER_TIMEOUT, log=log, env=env, inherit_env=False, watch=watch)
+    except ProcessAborted:
         raise
-    except BuildError as exc:
+    except ProcessError as exc:
         raise BuildError(f"{exc}; the VM's console is in {serial_log}") from exc
 
 
@@ -101,7 +102,7 @@ def provision(
         try:
             run_packer(argv, env, log, serial_log)
             break
-        except Aborted as exc:
+        except ProcessAborted as exc:
             # The panicked console is kept beside the log; packer starts over on an empty output folder.
             serial_log.replace(serial_log.with_suffix(f".panic-{attempt}.log"))
             shutil.rmtree(output_dir, ignore_errors=True)
@@ -114,7 +115,7 @@ def provision(
         raise BuildError(f"packer finished without {disk} or {manifest}; see {log}")
     partial = out.with_name(out.name + ".partial")
     # Rewrite the qcow2: what the seal trimmed is dropped, the file is as small as its data.
-    run(["qemu-img", "convert", "-O", "qcow2", str(disk), str(partial)], timeout=PACKER_TIMEOUT, log=log)
+    stream(["qemu-img", "convert", "-O", "qcow2", str(disk), str(partial)], timeout=PACKER_TIMEOUT, log=log)
     partial.replace(out)
     data = json.loads(manifest.read_text(encoding="utf-8"))
     shutil.rmtree(work, ignore_errors=True)

@@ -11,17 +11,17 @@ import hashlib
 import json
 from pathlib import Path
 
-from appliance.image.commands import BuildError, capture
 from appliance.image.rootfs import REPO, image_packages
 from appliance.upgrade import bundle
 from appliance.upgrade.bundle import Manifest
+from process import ProcessError, run
 
 
 def release_number() -> int:
     """Orders versions: the commit count of the checkout (1 outside git)."""
     try:
-        return int(capture(["git", "-C", str(REPO), "rev-list", "--count", "HEAD"], timeout=30).strip())
-    except (BuildError, OSError, ValueError):
+        return int(run(["git", "-C", str(REPO), "rev-list", "--count", "HEAD"], timeout=30).stdout.strip())
+    except (ProcessError, OSError, ValueError):
         return 1
 
 

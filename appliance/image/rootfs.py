@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 from appliance.image import sources
-from appliance.image.commands import BuildError, capture, run
+from appliance.image.errors import BuildError
+from process import ProcessError, run, stream
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -132,7 +133,7 @@ def build_rootfs(cache: Path, logs: Path, key: str, root_uuid: str, source_line:
     env = dict(os.environ, ARCVSA_ROOT_UUID=root_uuid, LC_ALL="C.UTF-8")
     log = logs / "rootfs.log"
     log.unlink(missing_ok=True)
-    lines = run(
+    lines = stream(
         mmdebstrap_argv(image_packages(), source_line, tree), timeout=MMDEBSTRAP_TIMEOUT, log=log, env=env
     )
     release_mounts(tree, log)
@@ -163,14 +164,14 @@ def release_mounts(tree: Path, log: Path) -> None:
         if not points:
             return
         for point in points:
-            with contextlib.suppress(BuildError):
-                capture(["umount", point], timeout=30)
+            with contextlib.suppress(ProcessError):
+                run(["umount", point], timeout=30)
         time.sleep(1)
     # A lazy unmount detaches the mount now; readers keep their open files.
     with log.open("a", encoding="utf-8") as sink:
         sink.write(f"still mounted after retries, detaching lazily: {mounts_under(tree)}\n")
     for point in mounts_under(tree):
-        with contextlib.suppress(BuildError):
-            capture(["umount", "--lazy", point], timeout=30)
+        with contextlib.suppress(ProcessError):
+            run(["umount", "--lazy", point], timeout=30)
     if mounts_under(tree):
         raise BuildError(f"cannot unmount {mounts_under(tree)}")

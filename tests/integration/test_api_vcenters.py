@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from support.api import client_for, logged_in, make_settings
 
-from lab.process import free_port
+from lab.daemon import free_port
 
 pytestmark = pytest.mark.integration
 

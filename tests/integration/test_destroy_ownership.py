@@ -25,7 +25,7 @@ from provisioning import ownership
 from provisioning.destroy import ZfsClones, destroy
 from provisioning.errors import VCenterError
 from provisioning.nfs import nas_spec
-from provisioning.plan import HorizonSpec, NfsDatastore, PoolSpec
+from provisioning.plan import DesktopPoolSpec, HorizonSpec, NfsDatastore
 from provisioning.progress import Event, Options
 from provisioning.release import ApplianceStorage
 
@@ -309,7 +309,7 @@ def test_a_desktop_our_run_made_but_never_marked_is_adopted_and_destroyed_and_no
     task = find(si, "vm/ad").CreateVM_Task(spec, lab.cluster.resourcePool)
     made = wait_for_task(si, task, 30)  # our clone whose answer was lost: unmarked, but its task is ours
     other = lab.vm("ad-02", "ad")  # matches the pattern, made by no task of ours
-    pool = PoolSpec(
+    pool = DesktopPoolSpec(
         name="ad", count=2, naming="ad-##", folder="ad", golden_vm="g", snapshot="s", datastore="d"
     )
     asked = Options(adopt={"ad-01": task._moId, "ad-02": ""})

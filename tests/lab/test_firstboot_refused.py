@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from support.lab_boot import BootedAppliance, boot
 
-from lab.process import CommandError, run
 from lab.san import San, make_luns
+from process import ProcessError, run
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
 
@@ -75,7 +75,7 @@ def _ssh_refusal(argv: list[str], attempts: int = 10) -> str:
     MaxStartups); that says nothing about the key, so only an answer to the login is returned.
     """
     for _ in range(attempts):
-        with pytest.raises(CommandError) as refused:
+        with pytest.raises(ProcessError) as refused:
             run(argv, timeout=60)
         message = str(refused.value)
         if "kex_exchange_identification" not in message and "Connection reset" not in message:

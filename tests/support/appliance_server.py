@@ -21,10 +21,12 @@ from fixtures.appliance.replay import ReplayRunner, replay
 from pydantic import SecretStr
 
 from api.app import create_app
+from api.state import poll
 from api.tls import ensure_certificate
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway, Runner
-from lab.process import free_port
+from appliance.control.observed import EVERY_PART
+from lab.daemon import free_port
 from provisioning.certificate import thumbprint_sha256
 from support.api import make_settings
 
@@ -38,6 +40,7 @@ class ApplianceServer:
         self.app = create_app(settings)
         self.app.state.storage_gateway = gateway
         self.app.state.storage_files = files
+        poll.after_change(self.app.state, EVERY_PART)  # as the api's start on an appliance does
         cert, key = ensure_certificate(settings.data_dir)
         self.thumbprint = thumbprint_sha256(
             x509.load_pem_x509_certificate(cert.read_bytes()).public_bytes(Encoding.DER)

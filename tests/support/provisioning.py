@@ -95,9 +95,9 @@ def first_contacts(monkeypatch: Any, module: Any) -> list[float]:
     seen: list[float] = []
     real = module.first_contact
 
-    def spy(endpoint: str, timeout: float) -> Any:
+    def spy(endpoint: str, timeout: float, name: str = "") -> Any:
         seen.append(timeout)
-        return real(endpoint, timeout)
+        return real(endpoint, timeout, name)
 
     monkeypatch.setattr(module, "first_contact", spy)
     return seen

@@ -8,6 +8,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from api.state import poll
+from appliance.control.observed import EVERY_PART
 from support.any_recording import AnyRecordingRunner, any_recording
 from support.api import ADMIN, ADMIN_PASSWORD, make_settings
 
@@ -40,6 +42,7 @@ class Api:
         gateway, files, self.runner = any_recording(root)
         self.app.state.storage_gateway = gateway
         self.app.state.storage_files = files
+        poll.after_change(self.app.state, EVERY_PART)  # the state reads answer from, as at the api's start
         # https: the session cookies are Secure; 500s come back as answers so they can be counted.
         self.client = TestClient(self.app, base_url="https://testserver", raise_server_exceptions=False)
         r = self.client.post("/api/auth/token", json={"username": ADMIN, "password": ADMIN_PASSWORD})

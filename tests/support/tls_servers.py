@@ -18,7 +18,7 @@ from typing import Any, Self
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 
-from lab.process import free_port
+from lab.daemon import free_port
 from lab.vcsim import write_self_signed
 from provisioning.certificate import thumbprint_sha256
 

@@ -1,7 +1,8 @@
 """The clock's alert on the ``timesync`` lab recording (health_flows.timesync_flow), replayed strictly:
 chrony following no source past the grace period after boot, following the host's lab NTP server
-(lab.ntp), then chronyd stopped. Each state is /proc/uptime then ``chronyc -c tracking``, as the alert
-reads them."""
+(lab.ntp), then chronyd stopped. Each state is /proc/uptime then ``chronyc -c tracking``: the clock is
+observed (appliance.control.observed) and published as JSON, and the alert is derived from that state
+as published, with the uptime of the moment (the grace after boot)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,23 @@ from fixtures.appliance.replay import ReplayRunner, load, replay_log
 from api.alerts.timesync import GRACE_SECONDS, KEY, MAX_OFFSET_SECONDS, timesync_alert
 from appliance.control import chrony
 from appliance.control.errors import BadOutput, ServiceDown
-from appliance.control.files import LocalFiles
+from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
+from appliance.control.observed import Observed, Part, observe
 from lab import ntp
 
 
 def _recorded_tracking() -> list[dict[str, Any]]:
     return [c for c in load("timesync")["commands"] if c["argv"] == chrony.TRACKING]
+
+
+def _published(gw: Gateway, files: Files) -> Observed:
+    """The clock as a pass observes it, through the JSON the state is published in."""
+    return Observed.model_validate_json(observe(gw, files, {Part.clock}).model_dump_json())
+
+
+def _recorded_uptimes() -> list[str]:
+    return [e["text"] for e in load("timesync")["read_log"] if e["path"] == chrony.UPTIME]
 
 
 def test_tracking_reads_chronyc_csv_and_a_stopped_chronyd(tmp_path: Path) -> None:
@@ -46,16 +57,19 @@ def test_tracking_reads_chronyc_csv_and_a_stopped_chronyd(tmp_path: Path) -> Non
 def test_alert_raised_without_a_source_cleared_when_synchronised_raised_when_chronyd_stops(
     tmp_path: Path,
 ) -> None:
-    gw, files, runner = replay_log("timesync", tmp_path)
-    no_source = timesync_alert(gw, files)
-    synced = timesync_alert(gw, files)
-    stopped = timesync_alert(gw, files)
+    gw, _, runner = replay_log("timesync", tmp_path / "replay")
+    found = []
+    for i, uptime in enumerate(_recorded_uptimes()):  # each state with the uptime recorded with it
+        files = LocalFiles(tmp_path / str(i))
+        files.write(chrony.UPTIME, uptime)
+        found.append(timesync_alert(_published(gw, files), files))
+    no_source, synced, stopped = found
     assert synced is None
     assert no_source is not None and stopped is not None
     assert no_source.key == stopped.key == KEY and no_source.severity == stopped.severity == "warning"
     assert "follows no NTP source (none answered since it started)" in no_source.message
     assert "ntp_servers" in no_source.message
-    assert "chronyd is not running" in stopped.message
+    assert "chronyd is not running" in stopped.message  # the stop's ServiceDown kept through the JSON
     assert runner.pending == []
 
 
@@ -63,8 +77,15 @@ def test_no_alert_within_the_grace_period_nor_without_proc_uptime(tmp_path: Path
     gw, _, runner = replay_log("timesync", tmp_path / "replay")
     booting = LocalFiles(tmp_path / "booting")
     booting.write(chrony.UPTIME, "42.17 80.03\n")
-    assert timesync_alert(gw, booting) is None  # the recorded "Not synchronised", 42 s after boot
-    assert timesync_alert(gw, LocalFiles(tmp_path / "empty")) is None  # not an appliance: nothing asked
+    unsynced = _published(gw, booting)
+    assert unsynced.clock is not None and not unsynced.clock.synchronised
+    assert timesync_alert(unsynced, booting) is None  # the recorded "Not synchronised", 42 s after boot
+    later = _uptime(tmp_path / "later", GRACE_SECONDS + 1)
+    assert timesync_alert(unsynced, later) is not None  # the same state past the grace: warned of
+    empty = LocalFiles(tmp_path / "empty")
+    assert _published(gw, empty) == Observed()  # not an appliance: chronyc not even asked
+    assert timesync_alert(unsynced, empty) is None
+    assert timesync_alert(Observed(), later) is None  # the clock not observed yet: nothing to say
     assert len(runner.calls) == 1
 
 
@@ -88,9 +109,12 @@ def test_a_clock_off_by_more_than_a_second_is_warned_of(tmp_path: Path) -> None:
     synced = next(c["stdout"] for c in _recorded_tracking() if c["stdout"].rstrip().endswith(",Normal"))
     fields = synced.strip().split(",")
     fields[4] = "-2.500000000"
-    alert = timesync_alert(_answering(",".join(fields) + "\n"), _uptime(tmp_path))
+    files = _uptime(tmp_path)
+    alert = timesync_alert(_published(_answering(",".join(fields) + "\n"), files), files)
     assert alert is not None and alert.key == KEY
     assert f"2.500 s off NTP time (source {ntp.GUEST_HOST})" in alert.message
+    fields[4] = "-1.000000000"  # a second off at most: chronyd slews that away unremarked
+    assert timesync_alert(_published(_answering(",".join(fields) + "\n"), files), files) is None
 
 
 @pytest.mark.parametrize(
@@ -105,14 +129,16 @@ def test_a_clock_off_by_more_than_a_second_is_warned_of(tmp_path: Path) -> None:
 def test_unparseable_tracking_is_bad_output_and_alerts_as_unreadable(tmp_path: Path, stdout: str) -> None:
     with pytest.raises(BadOutput):
         chrony.parse_tracking(stdout)
-    alert = timesync_alert(_answering(stdout), _uptime(tmp_path))
+    files = _uptime(tmp_path)
+    alert = timesync_alert(_published(_answering(stdout), files), files)
     assert alert is not None and alert.message.startswith(
         "chronyd's state could not be read: chronyc tracking"
     )
 
 
 def test_another_chronyc_failure_is_not_taken_for_a_stopped_chronyd(tmp_path: Path) -> None:
-    alert = timesync_alert(_answering("501 Not authorised\n", exit_code=1), _uptime(tmp_path))
+    files = _uptime(tmp_path)
+    alert = timesync_alert(_published(_answering("501 Not authorised\n", exit_code=1), files), files)
     assert (
         alert is not None and "could not be read" in alert.message and "501 Not authorised" in alert.message
     )

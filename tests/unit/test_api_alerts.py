@@ -3,25 +3,26 @@
 The healthy pool is the lab's own recorded ``zpool list``/``zpool status`` answers (pool recording),
 replayed strictly. The fault states are that same recorded pool with a LUN's state and counters
 changed as ``zpool status`` reports them after a fault; the lab test (tests/lab/faults) raises them for
-real and checks the api's alerts on the running appliance.
+real and checks the api's alerts on the running appliance. Each state is published as a pass of the
+state poller publishes it (api.state.poll), and /api/alerts answers from what was published.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastapi.testclient import TestClient
 from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner, load
 
-from api.alerts import service
-from api.alerts.schemas import Alert
 from api.alerts.service import pool_alerts
+from api.state import poll
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
-from appliance.control.pools import PoolHealth, parse_status
+from appliance.control.observed import Part
+from appliance.control.pools import ZfsPoolHealth, parse_status
 
 
 def _recorded(argv_head: list[str], exit_code: int = 0) -> dict[str, Any]:
@@ -31,60 +32,71 @@ def _recorded(argv_head: list[str], exit_code: int = 0) -> dict[str, Any]:
     )
 
 
-def _healthy() -> PoolHealth:
+def _healthy() -> ZfsPoolHealth:
     return parse_status(_recorded(["zpool", "status", "-j", "--json-int", "tank"])["stdout"], "tank")
 
 
-def _with_lun0(health: PoolHealth, **changes: Any) -> PoolHealth:
+def _with_lun0(health: ZfsPoolHealth, **changes: Any) -> ZfsPoolHealth:
     vdevs = [v.model_copy(update=changes) if v.name == "virtio-lun0" else v for v in health.vdevs]
     return health.model_copy(update={"vdevs": vdevs})
 
 
-def _client(tmp_path: Path, commands: list[dict[str, Any]]) -> tuple[TestClient, ReplayRunner]:
+def _app(tmp_path: Path, runner: ReplayRunner) -> TestClient:
+    """A logged-in api whose tools answer from ``runner``, no state published yet (what publishes it, and
+    when, is each test's)."""
+    return api_flows.client(tmp_path / "data", Gateway(runner), LocalFiles(tmp_path / "root"), publish=False)
+
+
+def _published(tmp_path: Path, commands: list[dict[str, Any]]) -> tuple[TestClient, ReplayRunner]:
+    """An app whose pools' state is published from ``commands`` (as the poller's pass or a change does)."""
     runner = ReplayRunner({"commands": commands})
-    return api_flows.client(tmp_path / "data", Gateway(runner), LocalFiles(tmp_path / "root")), runner
+    client = _app(tmp_path, runner)
+    poll.after_change(client.app.state, {Part.pools})  # type: ignore[attr-defined]
+    return client, runner
 
 
 def test_a_healthy_pool_raises_nothing(tmp_path: Path) -> None:
     listed = _recorded(["zpool", "list", "-j", "--json-int"])
     status = _recorded(["zpool", "status", "-j", "--json-int", "tank"])
-    client, runner = _client(tmp_path, [listed, status])
+    client, runner = _published(tmp_path, [listed, status])
+    assert runner.pending == []  # the state was read from zpool, and only what was recorded
+    found = client.app.state.snapshot.read()  # type: ignore[attr-defined]
+    assert [h.name for h in found.observed.pools] == ["tank"] and found.alerts == []  # read, and sound
     r = client.get("/api/alerts")
     assert r.status_code == 200 and r.json() == []
-    assert runner.pending == []  # it asked zpool, and only what was recorded
+    assert len(runner.calls) == 2  # the read answered from the published state: no tool ran
 
 
 def test_a_pool_exported_between_list_and_status_raises_nothing(tmp_path: Path) -> None:
     listed = _recorded(["zpool", "list", "-j", "--json-int"])
     gone = _recorded(["zpool", "status", "-j", "--json-int", "tank"], exit_code=1)  # "no such pool"
-    client, runner = _client(tmp_path, [listed, gone])
+    client, runner = _published(tmp_path, [listed, gone])
+    observed = client.app.state.snapshot.read().observed  # type: ignore[attr-defined]
+    assert observed.pools == [] and observed.pool_failures == {} and runner.pending == []
     r = client.get("/api/alerts")
-    assert r.status_code == 200 and r.json() == [] and runner.pending == []
+    assert r.status_code == 200 and r.json() == []
 
 
-def test_pollers_share_one_derivation_until_a_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    derived: list[int] = []
-    real = service.current
-
-    def counted(*args: Any, **kwargs: Any) -> list[Alert]:
-        derived.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(service, "current", counted)
+def test_a_pool_whose_status_cannot_be_read_is_a_critical_alert_naming_why(tmp_path: Path) -> None:
+    """The recorded status as a newer OpenZFS would print it (its JSON's major version bumped): the state
+    still publishes (the pool's space with it), and the alert says what failed instead of the pool
+    looking sound."""
     listed = _recorded(["zpool", "list", "-j", "--json-int"])
-    status = _recorded(["zpool", "status", "-j", "--json-int", "tank"])
-    gone = _recorded(["zpool", "status", "-j", "--json-int", "tank"], exit_code=1)
-    cleared = {"argv": ["zpool", "clear", "tank"], "exit_code": 0, "stdout": "", "stderr": ""}
-    runner = ReplayRunner({"commands": [listed, status, cleared, listed, gone]})
-    gw = Gateway(runner, reads_fresh_for=60.0)
-    client = api_flows.client(tmp_path / "data", gw, LocalFiles(tmp_path / "root"))
-    assert [client.get("/api/alerts").json() for _ in range(3)] == [[], [], []]
-    assert (
-        runner.calls == [listed["argv"], status["argv"]] and len(derived) == 1
-    )  # three polls, one derivation
-    gw.run(["zpool", "clear", "tank"])  # a change through the api ends the shared list at once
-    assert client.get("/api/alerts").json() == [] and runner.pending == []
-    assert runner.calls[-2:] == [listed["argv"], gone["argv"]] and len(derived) == 2
+    newer = dict(_recorded(["zpool", "status", "-j", "--json-int", "tank"]))
+    data = json.loads(newer["stdout"])
+    data["output_version"]["vers_major"] += 1
+    newer["stdout"] = json.dumps(data)
+    client, runner = _published(tmp_path, [listed, newer])
+    observed = client.app.state.snapshot.read().observed  # type: ignore[attr-defined]
+    assert [s.name for s in observed.spaces] == ["tank"] and runner.pending == []
+    r = client.get("/api/alerts")
+    assert r.status_code == 200
+    (alert,) = r.json()
+    assert alert["key"] == "pool/tank/status" and alert["severity"] == "critical"
+    assert "zpool status: output version 1 is not supported" in alert["message"]
+    # the pool's own read answers the same error (its typed class kept), not a pool that looks sound
+    r = client.get("/api/storage/pools/tank")
+    assert r.status_code == 502 and r.json()["code"] == "system_fault", r.text
 
 
 def test_degraded_mirror_names_the_failed_lun() -> None:

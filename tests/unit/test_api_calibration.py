@@ -24,7 +24,7 @@ from appliance.control.gateway import Gateway, Result
 
 
 def _client(tmp_path: Path, gateway: Gateway) -> TestClient:
-    return api_flows.client(tmp_path / "data", gateway, LocalFiles(tmp_path / "root"))
+    return api_flows.client(tmp_path / "data", gateway, LocalFiles(tmp_path / "root"), publish=False)
 
 
 def _finish(c: TestClient, answer: dict[str, Any]) -> dict[str, Any]:

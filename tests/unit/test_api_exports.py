@@ -18,6 +18,7 @@ from support.api import client_for, logged_in, make_settings
 
 from api.exports import service
 from api.exports.table import NfsExport, StorageSetting
+from appliance.control.errors import ToolMissing
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, Result
 from appliance.control.nfs import ganesha, knfsd
@@ -164,14 +165,14 @@ def test_first_boot_choice_until_changed(tmp_path: Path) -> None:
 
 
 class MissingTools:
-    """A runner on a host without the tools: every command fails as Popen would."""
+    """A runner on a host without the tools: every command fails as the subprocess runner says it."""
 
     def __init__(self) -> None:
         self.calls: list[list[str]] = []
 
     def execute(self, argv: Any, *, timeout: float, input_text: str | None = None) -> Result:
         self.calls.append(list(argv))
-        raise FileNotFoundError(2, "No such file or directory", argv[0])
+        raise ToolMissing(f"{argv[0]} is not installed on this machine")
 
 
 def test_api_start_off_the_appliance_reconciles_nothing(anon: TestClient) -> None:
@@ -190,9 +191,15 @@ def test_api_start_on_an_appliance_without_tools_logs_and_serves(
     with caplog.at_level(logging.INFO, logger="api.exports.service"):
         client = client_for(settings)
         client.app.state.nfs_start.join(10)  # type: ignore[attr-defined]
-    assert runner.calls and runner.calls[0][0] == "systemctl"
+        client.app.state.state_start.join(10)  # type: ignore[attr-defined]
+    assert ["systemctl", "disable", "--now", "nfs-server"] in runner.calls
     assert "could not be reconciled at start" in caplog.text
     assert client.get("/api/health").status_code == 200
+    # the state observed at start holds the tools' own error, which the reads answer with
+    r = logged_in(client).get("/api/storage/pools")
+    assert (
+        r.status_code == 502 and r.json()["code"] == "system_fault" and "not installed" in r.json()["detail"]
+    )
 
 
 def test_api_start_on_an_appliance_serves_the_chosen_backend(tmp_path: Path) -> None:
@@ -205,5 +212,7 @@ def test_api_start_on_an_appliance_serves_the_chosen_backend(tmp_path: Path) -> 
     assert thread is not None
     thread.join(10)
     by_put.run(upto=1)
-    assert at_start.runner.calls and at_start.runner.calls == by_put.runner.calls
+    # the same commands, and the PUT then refreshes what ganesha serves before it answers
+    assert at_start.runner.calls and at_start.runner.calls == by_put.runner.calls[:-1]
+    assert by_put.runner.calls[-1][-1] == "org.ganesha.nfsd.exportmgr.ShowExports"
     assert at_start.files.read(ganesha.MAIN_CONF) == ganesha.render_main()

@@ -21,6 +21,7 @@ from support.appliance_server import replayed_appliances
 
 from api.fleet import service
 from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, GOLDEN_SNAPSHOT, GOLDEN_VM, Vcsim
+from provisioning.appliance_api import ApplianceApi
 
 POOL = {
     "name": "pool-f", "count": 3, "naming": "fl-##", "folder": "fleet-f", "golden_vm": GOLDEN_VM,
@@ -109,6 +110,8 @@ def test_appliances_report_health_version_pool_and_alerts_and_a_dead_one_does_no
         # The silent appliance is given up on at its first call's timeout; the live ones take four calls.
         # Without the timeouts the silent appliance would hold the page for ever.
         assert time.monotonic() - started < 20, "the silent appliance is given up on after its 3 s timeout"
+        server = served[1][0]  # apply's storage step on vsa-1 (the recording's pool and export)
+        fleet_flows.fleet_flow(ApplianceApi(server.endpoint, server.thumbprint, name="vsa-1"))
         second = {a["name"]: a for a in admin.get(f"/api/deployments/{dep}/appliances").json()}
 
     assert list(first) == ["vsa-0", "vsa-1", "vsa-2", "vsa-3"]
@@ -116,7 +119,7 @@ def test_appliances_report_health_version_pool_and_alerts_and_a_dead_one_does_no
     assert (fresh["reachable"], fresh["healthy"], fresh["host"]) == (True, False, "DC0_C0_H0")
     assert fresh["pools"] == [{"name": "tank", "state": "MISSING", "data_errors": 0, "device_errors": 0}]
     assert fresh["alerts"] == ["pool tank is MISSING"]
-    built = second["vsa-1"]  # then the pool apply built
+    built = second["vsa-1"]  # then the pool apply built, as its api published it after the change
     assert (built["reachable"], built["healthy"], built["alerts"]) == (True, True, [])
     assert built["pools"] == [{"name": "tank", "state": "ONLINE", "data_errors": 0, "device_errors": 0}]
     assert built["version"] and built["address"] == served[1][0].endpoint

@@ -10,7 +10,7 @@ import re
 from fastapi.testclient import TestClient
 from support.routes import OPEN, api_routes
 
-from api.errors import ERROR_TABLE
+from api.errors import ERROR_TABLE, StateNotPublished
 from appliance.control.errors import SystemFault
 
 
@@ -54,8 +54,14 @@ def test_a_wrong_token_is_401_everywhere(anon: TestClient) -> None:
 
 def test_error_table_maps_every_domain_error_to_a_4xx() -> None:
     for cls, (status, code) in ERROR_TABLE.items():
-        # A storage tool's own fault is the appliance's, not the caller's: a gateway error, never a 500.
-        allowed = (502, 503, 504) if issubclass(cls, SystemFault) else range(400, 500)
+        # A storage tool's own fault is the appliance's, not the caller's: a gateway error, never a 500;
+        # a read before the appliance's state was first published is "not yet", with nobody at fault.
+        if issubclass(cls, SystemFault):
+            allowed: range | tuple[int, ...] = (502, 503, 504)
+        elif cls is StateNotPublished:
+            allowed = (503,)
+        else:
+            allowed = range(400, 500)
         assert status in allowed, cls
         assert re.fullmatch(r"[a-z_]+", code), code
 

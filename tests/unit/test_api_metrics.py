@@ -13,11 +13,14 @@ import pytest
 from fastapi.testclient import TestClient
 from fixtures.appliance.replay import replay_log
 from sqlalchemy import func, select
+from support.any_recording import AnyRecordingRunner, every_recording
 from support.api import client_for, logged_in, make_settings
 
 from api.metrics import sampler, store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
-from appliance.control.files import LocalFiles
+from api.state.snapshot import Store
+from appliance.control.files import Files, LocalFiles
+from appliance.control.gateway import Gateway
 
 MIB = 1 << 20
 
@@ -154,10 +157,18 @@ def test_the_api_itself_samples_nothing_on_an_appliance(tmp_path: Path) -> None:
     assert _rows(c) == 0 and not runner.calls  # the sampler is a service of its own
 
 
+def _service_tools(root: Path) -> tuple[Gateway, Files, AnyRecordingRunner]:
+    """The service's tools: a pass observes more than the sampler's recording holds (disks, imports, the
+    NFS services), so every recorded answer serves; the files are the sampler's, pass by pass."""
+    _, files, _ = replay_log("metrics_series", root)
+    runner = AnyRecordingRunner(every_recording())
+    return Gateway(runner), files, runner
+
+
 def test_the_service_samples_on_an_appliance_until_stopped(tmp_path: Path) -> None:
     settings = make_settings(tmp_path / "data", metrics_interval_seconds=1)
     c = client_for(settings)  # the api made and migrated the database
-    gw, files, runner = replay_log("metrics_series", tmp_path / "root")
+    gw, files, runner = _service_tools(tmp_path / "root")
     stop = threading.Event()
     codes: list[int] = []
     service = threading.Thread(target=lambda: codes.append(sampler.serve(settings, gw, files, stop)))
@@ -170,12 +181,14 @@ def test_the_service_samples_on_an_appliance_until_stopped(tmp_path: Path) -> No
     assert not service.is_alive() and codes == [0]
     assert _rows(c) >= 2  # passes of the recording, one per second, in the api's database
     assert runner.calls[0] == ["zpool", "list", "-j", "--json-int"]
+    published = Store(settings.state_file).read()  # and the state each pass observed, for the api's reads
+    assert published is not None and published.observed.pools is not None and published.observed.disks
 
 
 def test_the_service_waits_for_the_api_to_migrate_the_database(tmp_path: Path) -> None:
     settings = make_settings(tmp_path / "data", metrics_interval_seconds=1)
     settings.data_dir.mkdir(parents=True)
-    gw, files, runner = replay_log("metrics_series", tmp_path / "root")
+    gw, files, runner = _service_tools(tmp_path / "root")
     stop = threading.Event()
     service = threading.Thread(target=sampler.serve, args=(settings, gw, files, stop))
     service.start()  # first boot: no database yet
@@ -202,9 +215,10 @@ def test_the_service_ends_at_once_off_an_appliance(tmp_path: Path, caplog: pytes
 def test_a_failing_pass_is_logged_and_sampling_goes_on(
     tmp_path: Path, client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    gw, files, _ = replay_log("metrics_series", tmp_path / "root")
+    gw, files, _ = _service_tools(tmp_path / "root")
     broken = LocalFiles(tmp_path / "empty")  # no arcstats: every pass fails
-    s = sampler.Sampler(gw, broken, client.app.state.sessionmaker, interval=0.01, keep=10)  # type: ignore[attr-defined]
+    state = client.app.state  # type: ignore[attr-defined]
+    s = sampler.Sampler(gw, broken, state.sessionmaker, state.settings, interval=0.01, keep=10)
     with caplog.at_level(logging.ERROR, logger="api.metrics.sampler"):
         assert s.run_once() is None
         s.start()

@@ -1,6 +1,6 @@
 """A backup restored onto a fresh appliance that sees the same LUNs, on the ``backup_restore`` recording
 (fixtures.appliance.backup_flows): the restore imports the pool, serves the export whose dataset is
-there, recreates the CHAP iSCSI target, applies the tuning, and reports the export whose dataset was
+there, applies the tuning, and reports the export whose dataset was
 destroyed after the backup instead of dropping it. The same restore, of the same file, runs the same
 commands as it did live in the lab VM, nothing more.
 
@@ -29,21 +29,21 @@ def test_the_restore_answers_and_runs_what_it_did_live(tmp_path: Path) -> None:
     assert answers[0]["status"] == 200, report
     assert report["pools_imported"] == ["tank"] and report["pools_present"] == []
     assert report["exports_applied"] == [101] and report["nfs_backend"] == "ganesha"
-    assert report["iscsi_targets_applied"] == [api_flows.IQN]
+    assert report["iscsi_targets_applied"] == []  # none in this backup (see fixtures.appliance.backup_flows)
     assert report["tuning_applied"] == backup_flows.TUNED
     lost = {(m["kind"], m["name"]) for m in report["not_restored"]}
     assert lost == {("dataset", "tank/gone"), ("export", "102")}, report["not_restored"]
-    exports, targets = answers[1]["body"], answers[2]["body"]
+    exports = answers[1]["body"]
     assert [(e["export_id"], e["path"], e["active"]) for e in exports] == [(101, "/tank/ds1", True)]
-    assert [(t["iqn"], t["chap"], t["luns"]) for t in targets] == [
-        (api_flows.IQN, True, ["/dev/zvol/tank/lun0"])
-    ]
 
 
-def test_the_recorded_file_keeps_its_secrets(tmp_path: Path) -> None:
+def test_the_recorded_file_is_sealed(tmp_path: Path) -> None:
     backup = load("backup_restore")["backup"]
     data = base64.b64decode(backup["file_base64"])
-    assert backup_flows.CHAP["secret"].encode() not in data
+    assert b"tank/ds1" not in data  # sealed: nothing of the configuration readable without the passphrase
     payload = envelope.unseal(data, backup["passphrase"])
-    assert payload["iscsi_targets"][0]["chap"] == backup_flows.CHAP
-    assert payload["storage"] == {"pools": ["tank"], "datasets": ["tank/ds1", "tank/gone", "tank/lun0"]}
+    assert payload["iscsi_targets"] == []
+    assert payload["storage"] == {
+        "pools": ["tank"],
+        "datasets": ["tank/ds1", "tank/gone"],
+    }  # what exports need

@@ -12,7 +12,7 @@ from fixtures.appliance.replay import replay
 
 from appliance.control import imports, pools
 from appliance.control.errors import InvalidName, NotFound
-from appliance.control.pools import Layout, PoolSpec
+from appliance.control.pools import ZfsPoolLayout, ZfsPoolSpec
 
 LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
 SLOG, L2ARC = "/dev/disk/by-id/virtio-ssd-slog", "/dev/disk/by-id/virtio-ssd-l2arc"
@@ -20,7 +20,9 @@ SLOG, L2ARC = "/dev/disk/by-id/virtio-ssd-slog", "/dev/disk/by-id/virtio-ssd-l2a
 
 def test_a_degraded_mirror_is_listed_and_imported_by_id_under_a_new_name(tmp_path: Path) -> None:
     gw, _, runner = replay("imports", tmp_path)
-    pools.create(gw, PoolSpec(name="m", layout=Layout.mirror, data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
+    pools.create(
+        gw, ZfsPoolSpec(name="m", layout=ZfsPoolLayout.mirror, data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC])
+    )
     pools.export(gw, "m")
     [found] = imports.importable(gw)
     assert found.name == "m" and found.state == "DEGRADED"
@@ -66,7 +68,9 @@ def test_a_bad_new_name_is_refused_before_any_command(tmp_path: Path) -> None:
 
 def test_an_id_not_on_the_luns_is_not_found(tmp_path: Path) -> None:
     gw, _, runner = replay("imports", tmp_path)
-    pools.create(gw, PoolSpec(name="m", layout=Layout.mirror, data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
+    pools.create(
+        gw, ZfsPoolSpec(name="m", layout=ZfsPoolLayout.mirror, data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC])
+    )
     pools.export(gw, "m")
     with pytest.raises(NotFound, match="no pool with id 4958685680270539150"):
         imports.import_by_id(gw, "4958685680270539150")

@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fixtures.appliance.replay import UnrecordedCommand, load, replay
+from fixtures.appliance.replay import load, replay
 from pydantic import ValidationError
 from support.nfs_exports import HOST, export
 
 from appliance.control import dbus
 from appliance.control.errors import Conflict, InvalidName, ServiceDown
 from appliance.control.files import LocalFiles
-from appliance.control.gateway import Gateway
 from appliance.control.nfs import ganesha, knfsd
 from appliance.control.nfs.model import Protocol, check_set
 
@@ -109,22 +108,6 @@ def test_ganesha_reconcile_adds_keeps_updates_and_removes(tmp_path: Path) -> Non
     assert [e.export_id for e in ganesha.live(gw)] == [101]
     gone = ganesha.reconcile(gw, files, [])
     assert gone.removed == [101] and files.read("/etc/ganesha/exports.d/arcvsa-101.conf") is None
-
-
-def test_export_counters_are_read_afresh_and_leave_the_shared_reads(tmp_path: Path) -> None:
-    """The metric sampler reads them every 10 s: ending the shared reads each time made every dashboard
-    request behind it wait for its own zpool (the soak's api p99, profiled in the lab VM)."""
-    _, _files, runner = replay("ganesha", tmp_path)
-    gw = Gateway(runner, reads_fresh_for=60.0)  # shares reads as the api's does
-    assert gw.reads.get(("pools",), lambda: "read before") == "read before"
-    io = ganesha.io_stats(gw, 101, Protocol.v3)
-    assert io.write_ops > 0 and runner.calls[-1][-2:] == [
-        "org.ganesha.nfsd.exportstats.GetNFSv3IO",
-        "uint16:101",
-    ]
-    assert gw.reads.get(("pools",), lambda: "read again") == "read before"
-    with pytest.raises(UnrecordedCommand):  # never shared: a second read asks ganesha again
-        ganesha.io_stats(gw, 101, Protocol.v3)
 
 
 def test_dbus_reply_parser_reads_show_exports() -> None:

@@ -18,30 +18,33 @@ from appliance.control.errors import (
     NotFound,
 )
 from appliance.control.gateway import Result, translate
-from appliance.control.pools import Layout, PoolSpec
+from appliance.control.pools import ZfsPoolLayout, ZfsPoolSpec
 
 LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
 SLOG, L2ARC = "/dev/disk/by-id/virtio-ssd-slog", "/dev/disk/by-id/virtio-ssd-l2arc"
 
 
 def test_create_argv_for_each_layout() -> None:
-    spec = PoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC])
+    spec = ZfsPoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC])
     assert pools.create_argv(spec, 12, True) == [
         "zpool", "create", "-o", "ashift=12", "-o", "autotrim=on",
         "-O", "acltype=posix", "-O", "xattr=sa", "-O", "compression=lz4", "-O", "atime=off",
         "tank", LUN0, LUN1, "log", SLOG, "cache", L2ARC,
     ]  # fmt: skip
-    mirror = PoolSpec(
+    mirror = ZfsPoolSpec(
         name="m",
-        layout=Layout.mirror,
+        layout=ZfsPoolLayout.mirror,
         data=["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"],
         log=[SLOG, L2ARC],
     )
     assert pools.create_argv(mirror, 12, False)[-11:] == [
         "m", "mirror", "/dev/vdb", "/dev/vdc", "mirror", "/dev/vdd", "/dev/vde", "log", "mirror", SLOG, L2ARC,
     ]  # fmt: skip
-    raidz = PoolSpec(
-        name="r", layout=Layout.raidz2, data=["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"], force=True
+    raidz = ZfsPoolSpec(
+        name="r",
+        layout=ZfsPoolLayout.raidz2,
+        data=["/dev/vdb", "/dev/vdc", "/dev/vdd", "/dev/vde"],
+        force=True,
     )
     assert pools.create_argv(raidz, 13, False)[-7:] == [
         "-f",
@@ -65,13 +68,13 @@ def test_create_argv_for_each_layout() -> None:
 )
 def test_bad_shapes_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises((InvalidRequest, ValueError)):
-        PoolSpec(name="tank", **kwargs)  # type: ignore[arg-type]
+        ZfsPoolSpec(name="tank", **kwargs)  # type: ignore[arg-type]
 
 
 def test_bad_names_never_reach_zpool(tmp_path: Path) -> None:
     gw, _, runner = replay("pool", tmp_path)
     with pytest.raises((InvalidName, ValueError)):
-        PoolSpec(name="tank;reboot", data=[LUN0])
+        ZfsPoolSpec(name="tank;reboot", data=[LUN0])
     with pytest.raises(InvalidName):
         pools.destroy(gw, "tank$(id)")
     assert runner.calls == []
@@ -79,7 +82,7 @@ def test_bad_names_never_reach_zpool(tmp_path: Path) -> None:
 
 def test_stripe_with_slog_and_l2arc(tmp_path: Path) -> None:
     gw, _, runner = replay("pool", tmp_path)
-    health = pools.create(gw, PoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
+    health = pools.create(gw, ZfsPoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
     assert runner.calls[1][:6] == ["zpool", "create", "-o", "ashift=12", "-o", "autotrim=on"]
     assert health.state == "ONLINE" and health.healthy
     roles = {v.name: (v.role, v.parent) for v in health.vdevs}
@@ -94,9 +97,9 @@ def test_stripe_with_slog_and_l2arc(tmp_path: Path) -> None:
 
 def test_create_errors_are_typed(tmp_path: Path) -> None:
     gw, _, _ = replay("pool", tmp_path)
-    pools.create(gw, PoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
+    pools.create(gw, ZfsPoolSpec(name="tank", data=[LUN0, LUN1], log=[SLOG], cache=[L2ARC]))
     with pytest.raises(DeviceInUse):
-        pools.create(gw, PoolSpec(name="tank2", data=[LUN0]))
+        pools.create(gw, ZfsPoolSpec(name="tank2", data=[LUN0]))
     with pytest.raises(AlreadyExists, match="pool already exists"):
         gw.run(["zpool", "create", "tank", "/var/tmp/spare.img"], rules=pools.RULES)
     with pytest.raises(NotFound, match="no such pool"):
@@ -120,15 +123,17 @@ def test_scrub_export_import_destroy(tmp_path: Path) -> None:
 
 def test_mirror_with_mirrored_slog_raidz_grow_and_replace(tmp_path: Path) -> None:
     gw, _, runner = replay("layouts", tmp_path)
-    mirror = pools.create(gw, PoolSpec(name="m", layout=Layout.mirror, data=[LUN0, LUN1], log=[SLOG, L2ARC]))
+    mirror = pools.create(
+        gw, ZfsPoolSpec(name="m", layout=ZfsPoolLayout.mirror, data=[LUN0, LUN1], log=[SLOG, L2ARC])
+    )
     groups = {v.name: v for v in mirror.vdevs if v.vdev_type == "mirror"}
     assert {g.role for g in groups.values()} == {"data", "log"}
     assert {v.parent for v in mirror.vdevs if v.vdev_type == "disk"} == set(groups)
     pools.destroy(gw, "m")
-    raidz = pools.create(gw, PoolSpec(name="r", layout=Layout.raidz1, data=[LUN0, LUN1, SLOG]))
+    raidz = pools.create(gw, ZfsPoolSpec(name="r", layout=ZfsPoolLayout.raidz1, data=[LUN0, LUN1, SLOG]))
     assert raidz.vdevs[0].vdev_type == "raidz"
     pools.destroy(gw, "r")
-    pools.create(gw, PoolSpec(name="s", data=[LUN0]))
+    pools.create(gw, ZfsPoolSpec(name="s", data=[LUN0]))
     grown = pools.add(gw, "s", [LUN1])
     assert [v.name for v in grown.vdevs] == ["virtio-lun0", "virtio-lun1"]
     replaced = pools.replace(gw, "s", LUN1, SLOG)
@@ -178,7 +183,7 @@ def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(
     # Recorded in the lab VM while udev worked through every block device's add event: the module's open
     # of a new partition failed, zpool exited 1; after udevadm settle the same create, forced, made it.
     gw, _, runner = replay("pool_race", tmp_path)
-    health = pools.create(gw, PoolSpec(name="tank", data=[LUN0], log=[SLOG], cache=[L2ARC]))
+    health = pools.create(gw, ZfsPoolSpec(name="tank", data=[LUN0], log=[SLOG], cache=[L2ARC]))
     assert health.state == "ONLINE"
     creates = [c for c in runner.calls if c[:2] == ["zpool", "create"]]
     assert (

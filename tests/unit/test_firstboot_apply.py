@@ -18,9 +18,8 @@ from cryptography import x509
 from appliance.firstboot.cli import main as firstboot_cli
 from appliance.firstboot.errors import ConfigInvalid
 from appliance.firstboot.service import MARKER, run_firstboot
-from ovf.command import Completed, run
 from ovf.environment import make_environment_iso, render_environment
-from ovf.errors import CommandFailed
+from process import Completed, ProcessFailed, run
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ovf"
 ENV = FIXTURES / "env"
@@ -48,15 +47,15 @@ class ApplianceRunner:
         self.calls.append(call)
         if call == GET:
             if not self.guestinfo:
-                raise CommandFailed(call, 1, "No value found")
-            return Completed(call, self.guestinfo, "")
+                raise ProcessFailed(call, 1, "No value found")
+            return Completed(call, 0, self.guestinfo, "")
         if call == SET_BLANK:
             self.guestinfo = ""
-            return Completed(call, "", "")
+            return Completed(call, 0, "", "")
         if call == ("openssl", "passwd", "-6", "-stdin"):
             return run(call, timeout=timeout, input_text=input_text)
         if len(call) == 2 and call[0] == "hostname":
-            return Completed(call, "", "")
+            return Completed(call, 0, "", "")
         raise AssertionError(f"unexpected command {call}")
 
 

@@ -11,9 +11,8 @@ from appliance.firstboot.environment import parse_environment
 from appliance.firstboot.errors import EnvironmentMalformed, EnvironmentNotFound
 from appliance.firstboot.iso9660 import IsoError, read_root_file
 from appliance.firstboot.source import blank_guestinfo, read_environment
-from ovf.command import Completed, run
 from ovf.environment import make_environment_iso, render_environment
-from ovf.errors import CommandFailed
+from process import Completed, ProcessFailed, run
 
 ENV = Path(__file__).resolve().parents[1] / "fixtures" / "ovf" / "env"
 GET = ("vmtoolsd", "--cmd", "info-get guestinfo.ovfEnv")
@@ -32,11 +31,11 @@ class GuestinfoRunner:
         self.calls.append(call)
         if call == GET:
             if self.value is None:
-                raise CommandFailed(call, 1, "No value found")
-            return Completed(call, self.value + "\n", "")
+                raise ProcessFailed(call, 1, "No value found")
+            return Completed(call, 0, self.value + "\n", "")
         if call == SET_BLANK:
             self.value = ""
-            return Completed(call, "", "")
+            return Completed(call, 0, "", "")
         raise AssertionError(f"unexpected command {call}")
 
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from appliance.image import commands, provision
-from appliance.image.commands import Aborted, BuildError
+import process.runner
+from appliance.image import provision
+from appliance.image.errors import BuildError
 
 # In the kernel's form. packer's build VM panicked so under TCG 8.6 s into its boot (CI of 209430b:
 # __set_next_task_fair, "Fatal exception in interrupt"); that console itself was not kept.
@@ -54,7 +55,7 @@ def fake_packer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, panic_on: list[
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    monkeypatch.setattr(commands, "WATCH_EVERY", 0.2)
+    monkeypatch.setattr(process.runner, "WATCH_EVERY", 0.2)
     return count
 
 
@@ -105,33 +106,3 @@ def test_a_stale_console_from_an_earlier_build_is_not_a_panic(
     (tmp_path / "logs" / "packer-serial.log").write_text(PANICKED)
     assert build(tmp_path) == {"version": "abc1234"}
     assert runs.read_text() == "1"
-
-
-def test_run_kills_the_group_when_the_watch_gives_a_reason(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(commands, "WATCH_EVERY", 0.1)
-    pid_file = tmp_path / "child.pid"
-    # The command's child (as packer's qemu is) must die with it.
-    argv = ["sh", "-c", f"sleep 60 & echo $! > {pid_file}; wait"]
-    asked = []
-
-    def watch() -> str | None:
-        asked.append(1)
-        return "seen enough" if len(asked) >= 3 else None
-
-    with pytest.raises(Aborted, match="sh stopped: seen enough"):
-        commands.run(argv, timeout=60, log=tmp_path / "log", watch=watch)
-    child = int(pid_file.read_text())
-    time.sleep(0.2)
-    assert not Path(f"/proc/{child}").exists() or "Z" in Path(f"/proc/{child}/stat").read_text().split()[2]
-
-
-def test_run_without_a_reason_returns_the_lines_and_a_timeout_is_not_aborted(tmp_path: Path) -> None:
-    lines = commands.run(["echo", "done"], timeout=10, log=tmp_path / "log", watch=lambda: None)
-    assert [line for _, line in lines] == ["done"]
-    with pytest.raises(BuildError, match="timed out after 1 s") as caught:
-        commands.run(["sleep", "30"], timeout=1, log=tmp_path / "log", watch=lambda: None)
-    assert not isinstance(caught.value, Aborted)
-    with pytest.raises(BuildError, match="exited 3"):
-        commands.run(["sh", "-c", "exit 3"], timeout=10, log=tmp_path / "log", watch=lambda: None)

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from lab import guest_clock
-from lab.process import CommandError
+from process import ProcessError, ProcessFailed
 
 
 def _here(remote: list[str]) -> list[str]:
@@ -30,12 +30,12 @@ def test_a_pinger_that_answers_no_clock_is_an_error() -> None:
     def silent(remote: list[str]) -> list[str]:
         return [sys.executable, "-c", "import sys\nfor _ in sys.stdin: print('not a clock', flush=True)"]
 
-    with pytest.raises(CommandError, match="no clock"):
+    with pytest.raises(ProcessError, match="no clock"):
         guest_clock.raw_offset(silent)
 
 
 def test_a_pinger_that_ends_is_an_error_not_a_hang() -> None:
-    with pytest.raises(CommandError):
+    with pytest.raises(ProcessError):
         guest_clock.raw_offset(lambda remote: [sys.executable, "-c", "pass"], timeout=10)
 
 
@@ -43,6 +43,6 @@ def test_a_pinger_that_fails_says_why() -> None:
     def refused(remote: list[str]) -> list[str]:
         return [sys.executable, "-c", "import sys; sys.exit('Permission denied (publickey)')"]
 
-    with pytest.raises(CommandError, match=r"Permission denied \(publickey\)") as caught:
+    with pytest.raises(ProcessFailed, match=r"Permission denied \(publickey\)") as caught:
         guest_clock.raw_offset(refused, timeout=10)
-    assert caught.value.code == 1
+    assert caught.value.exit_code == 1

@@ -13,7 +13,7 @@ import pytest
 from lab import tap
 from lab.appliance_env import LAB_GATEWAY
 from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
-from lab.process import CommandError, run
+from process import ProcessError, run
 from reliability.powercut import Lab, PoolSpec
 
 LINK = tap.TapLink(
@@ -81,11 +81,11 @@ def test_a_tap_device_is_made_and_removed_for_real() -> None:
     except tap.TapUnavailable as err:
         pytest.skip(f"this host makes no tap devices: {err}")
     try:
-        shown = run(["ip", "-o", "-4", "address", "show", "dev", link.ifname], timeout=30)
+        shown = run(["ip", "-o", "-4", "address", "show", "dev", link.ifname], timeout=30).stdout
         assert "198.51.100.1/24" in shown
         with pytest.raises(tap.TapUnavailable):
             tap.open_link("arcvsaunit0")  # the name is taken: said plainly, and the first is untouched
     finally:
         tap.close_link(link)
-    with pytest.raises(CommandError):
+    with pytest.raises(ProcessError):
         run(["ip", "link", "show", "dev", link.ifname], timeout=30)  # gone

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from lab import state
-from lab.process import Daemon
+from lab.daemon import Daemon
 
 REPO = Path(__file__).resolve().parents[2]
 

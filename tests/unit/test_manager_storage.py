@@ -13,8 +13,10 @@ from fastapi.testclient import TestClient
 from fixtures.appliance.replay import replay
 from support.api import client_for, logged_in, make_settings
 
+from api.state import poll
 from api.storage import presence
 from appliance.control.gateway import Gateway, SubprocessRunner
+from appliance.control.observed import Part
 
 # The storage routes a page reads; each must answer the explained state on a manager.
 READS = [
@@ -102,14 +104,22 @@ def test_a_machine_without_openzfs_and_no_role_is_not_an_appliance(tmp_path: Pat
 
 
 def test_an_appliance_keeps_its_storage_routes(tmp_path: Path) -> None:
-    """Role storage: the routes run the tools (here a recording's), whatever this machine has."""
+    """Role storage: the api's start observes this machine's storage (whatever it has: its tools' own
+    errors where they are missing), and the routes answer from the state its tools (here a recording's)
+    were last observed in."""
     client = _client(tmp_path, "storage")
-    gateway, _, runner = replay("disks", tmp_path / "root")
-    client.app.state.storage_gateway = gateway  # type: ignore[attr-defined]
+    state = client.app.state  # type: ignore[attr-defined]
+    assert state.state_start is not None  # the first observation, on this machine's own tools
+    state.state_start.join(60)
+    assert state.snapshot.read() is not None
+    gateway, files, runner = replay("disks", tmp_path / "root")
+    state.storage_gateway, state.storage_files = gateway, files
     assert client.get("/api/storage/presence").json() == {"present": True, "role": "storage", "reason": None}
+    poll.after_change(state, [Part.disks])
+    assert runner.calls == [["lsblk", *runner.calls[0][1:]]]
     r = client.get("/api/storage/disks")
     assert r.status_code == 200 and [d["path"] for d in r.json()][1] == "/dev/disk/by-id/virtio-lun0"
-    assert runner.calls[0][0] == "lsblk"
+    assert len(runner.calls) == 1  # the read ran nothing
 
 
 def test_an_unknown_role_is_no_manager(tmp_path: Path) -> None:

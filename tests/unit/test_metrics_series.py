@@ -158,7 +158,7 @@ WRITTEN = (4 << 20) + len(b"arcvsa metrics series, compressible half. ") * 100_0
 
 def recorded(scenario: str, passes: int, root: Path) -> list[Sample]:
     gw, files, _ = replay_log(scenario, root)
-    return [sampler.collect(gw, files, T0 + timedelta(seconds=10 * i)) for i in range(passes)]
+    return [sampler.take(gw, files, T0 + timedelta(seconds=10 * i)) for i in range(passes)]
 
 
 def test_sampler_reads_data_luns_and_ganesha_exports(tmp_path: Path) -> None:

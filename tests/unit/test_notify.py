@@ -11,15 +11,17 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner, load
+from support.api import client_for, logged_in, make_settings
 from support.notify_servers import PASSWORD, USER, MailServer, Rsyslog
 
 from api.notify.checker import Checker
 from api.notify.table import NotifyConfig
 from api.secretbox import SecretBox
+from api.state import poll
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
+from appliance.control.observed import Part
 
 
 @pytest.fixture
@@ -145,37 +147,48 @@ def _pool(percent: float) -> list[dict[str, Any]]:
 def test_the_checker_sends_raised_and_cleared_once_and_survives_servers_down(
     tmp_path: Path, mail: MailServer, rsyslog: Rsyslog, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Passes: full, full (nothing new), full after a restart, full with syslog down (twice), emptied.
+    # The poller's passes: full, full (nothing new), full after a restart, full with syslog down (twice),
+    # emptied, emptied again (syslog back).
     runner = ReplayRunner({"commands": _pool(95) * 5 + _pool(40) * 2})
-    gw = Gateway(runner)
-    c = api_flows.client(tmp_path / "data", gw, LocalFiles(tmp_path / "root"))
+    c = logged_in(client_for(make_settings(tmp_path / "data")))
+    state = c.app.state  # type: ignore[attr-defined]
+    state.storage_gateway, state.storage_files = Gateway(runner), LocalFiles(tmp_path / "root")
     body = _settings(mail.port)
     body["syslog"] = {"enabled": True, "host": "127.0.0.1", "port": rsyslog.tcp_port, "transport": "tcp"}
     assert c.put("/api/settings/notifications", json=body).status_code == 200
-    state = c.app.state  # type: ignore[attr-defined]
+    caplog.set_level(logging.INFO, logger="api.notify.checker")
 
     def checker() -> Checker:
-        return Checker(gw, state.sessionmaker, state.secretbox, tmp_path / "data", interval=60)
+        return Checker(state.snapshot, state.sessionmaker, state.secretbox, tmp_path / "data", interval=60)
+
+    def after_a_pass(check: Checker) -> dict[str, int]:
+        """What the checker sends once the poller has published the pool's state again."""
+        poll.after_change(state, {Part.pools})
+        return check.run_once()
 
     first = checker()
-    assert first.run_once() == {"smtp": 1, "syslog": 1}
+    # nothing published yet: no alert set to compare, so nothing sent (never a false "all cleared")
+    assert first.run_once() == {} and "state is not published yet" in caplog.text
+    assert runner.calls == []  # the checker reads the published alerts, never a tool
+    assert after_a_pass(first) == {"smtp": 1, "syslog": 1}
     assert "critical: pool tank: the pool is 95 % full" in mail.inbox.mails[0][1]["Subject"]
     assert rsyslog.lines(1)[0][4] == "raised" and "[pool/tank/capacity]" in rsyslog.lines(1)[0][5]
-    assert first.run_once() == {}  # the same alerts: nothing sent again
-    assert checker().run_once() == {}  # nor after a restart (the sent set is in SQLite)
+    assert after_a_pass(first) == {}  # the same alerts: nothing sent again
+    state.snapshot.path.unlink()  # none of this boot (as after a restart): not taken for "all cleared"
+    assert first.run_once() == {} and len(mail.inbox.mails) == 1
+    assert after_a_pass(checker()) == {}  # nor after a restart (the sent set is in SQLite)
 
     rsyslog.stop()  # the syslog server goes away; mail still works
-    caplog.set_level(logging.INFO, logger="api.notify.checker")
     later = checker()
-    assert later.run_once() == {} and later.run_once() == {}  # nothing new to send yet
-    assert later.run_once() == {"smtp": 1}  # pool emptied: mail says cleared, syslog unreachable
+    assert after_a_pass(later) == {} and after_a_pass(later) == {}  # nothing new to send yet
+    assert after_a_pass(later) == {"smtp": 1}  # pool emptied: mail says cleared, syslog unreachable
     assert "cleared: pool tank" in mail.inbox.mails[1][1]["Subject"]
     assert len(mail.inbox.mails) == 2
     warnings = [r for r in caplog.records if "syslog not reached" in r.getMessage()]
     assert len(warnings) == 1 and PASSWORD not in caplog.text
 
     rsyslog.start()  # back: the cleared alert syslog missed is delivered on the next pass
-    assert later.run_once() == {"syslog": 1}
+    assert after_a_pass(later) == {"syslog": 1}
     assert [f[4] for f in rsyslog.lines(2)][-1] == "cleared"
     assert "syslog reached again" in caplog.text
     assert runner.pending == []

@@ -1,8 +1,9 @@
 """/api/metrics/prometheus and its scrape tokens, on the real app.
 
-The appliance is the lab's ``metrics_series`` recording replayed strictly: the sampler's first pass is
-stored as on the appliance, then a scrape reads arcstats and ``zpool list``/``zpool status`` live from
-what was recorded next. The knfsd figures come from the ``metrics_knfsd`` recording, the fault states
+The appliance is the lab's ``metrics_series`` recording replayed strictly: the poller's passes publish
+the appliance's state and store a sample each, as on the appliance, then a scrape reads arcstats live
+(a file: what was recorded next) and the pools and alerts from the published state, never a tool.
+The knfsd figures come from the ``metrics_knfsd`` recording, the fault states
 from the recorded healthy pool with a LUN's state changed as ``zpool status`` reports a fault (as
 test_api_alerts does). Every exposition goes through ``promtool check metrics``.
 """
@@ -29,10 +30,12 @@ from api.metrics import sampler, series, store
 from api.metrics.schemas import Sample
 from api.prometheus.collect import alert_families, pool_families, sample_families
 from api.prometheus.exposition import render
+from api.state import poll
 from appliance.control import metrics
-from appliance.control.files import LocalFiles
+from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
-from appliance.control.pools import PoolSpace, parse_status
+from appliance.control.observed import Part, observe
+from appliance.control.pools import ZfsPoolSpace, parse_status
 
 URL = "/api/metrics/prometheus"
 ZPOOL_LIST = ["zpool", "list", "-j", "--json-int"]
@@ -70,15 +73,30 @@ def _store(client: TestClient, sample: Sample) -> None:
         db.commit()
 
 
+def _observed_sample(gw: Gateway, files: Files) -> Sample:
+    """The sample of one pass of the poller, taken from the state it observed (without publishing it)."""
+    return sampler.collect(gw, files, observe(gw, files, sampler.SAMPLED))
+
+
+def _pass(client: TestClient) -> Sample:
+    """One pass of the poller as Sampler.run_once makes it, over the parts the recordings hold (SAMPLED):
+    publish the appliance's state, then store the sample taken from that state."""
+    state = client.app.state  # type: ignore[attr-defined]
+    gw, files = state.storage_gateway, state.storage_files
+    published = poll.refresh(state.snapshot, gw, files, state.sessionmaker, state.settings, sampler.SAMPLED)
+    sample = sampler.collect(gw, files, published.observed)
+    _store(client, sample)
+    return sample
+
+
 @pytest.fixture
 def appliance(tmp_path: Path) -> tuple[TestClient, ReplayRunner, Sample]:
-    """A logged-in api on the metrics_series recording with the sampler's first pass stored."""
+    """A logged-in api on the metrics_series recording after two passes of the poller; the second's sample."""
     client = logged_in(client_for(make_settings(tmp_path / "data")))
     gw, files, runner = replay_log("metrics_series", tmp_path / "root")
-    sample = sampler.collect(gw, files)
-    _store(client, sample)
     client.app.state.storage_gateway, client.app.state.storage_files = gw, files  # type: ignore[attr-defined]
-    return client, runner, sample
+    _pass(client)
+    return client, runner, _pass(client)
 
 
 def _nowhere(client: TestClient, tmp_path: Path) -> AnyRecordingRunner:
@@ -91,20 +109,20 @@ def _nowhere(client: TestClient, tmp_path: Path) -> AnyRecordingRunner:
 
 def test_a_scrape_shows_the_recorded_appliance(appliance: tuple[TestClient, ReplayRunner, Sample]) -> None:
     client, runner, sample = appliance
-    sampled = len(runner.calls)
+    polled = len(runner.calls)
     r = client.get(URL)
     assert r.status_code == 200, r.text
     assert r.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
     assert promtool_check(r.text) == ""
-    # live: pool space (zpool list) and the alerts (zpool list, status); LUN and NFS figures from the row
-    assert runner.calls[sampled:] == [ZPOOL_LIST, ZPOOL_STATUS]  # one zpool list for pools and alerts
+    # pools and alerts from the published state, LUN and NFS figures from the row: no tool runs
+    assert runner.calls[polled:] == []
     found = parse(r.text)
     for source in ("arc", "pools", "alerts", "sample"):
         assert value(found, "arcvsa_collector_success", collector=source) == 1
 
     recording = load("metrics_series")
     arcstats = [e["text"] for e in recording["read_log"] if e["path"] == metrics.ARCSTATS]
-    arc = metrics.parse_arcstats(arcstats[1])  # the sampler read the first
+    arc = metrics.parse_arcstats(arcstats[2])  # the two passes read the first two
     assert value(found, "arcvsa_arc_hits_total") == arc.hits
     assert value(found, "arcvsa_arc_misses_total") == arc.misses
     assert value(found, "arcvsa_arc_max_size_bytes") == arc.max and arc.max > 0
@@ -112,7 +130,8 @@ def test_a_scrape_shows_the_recorded_appliance(appliance: tuple[TestClient, Repl
     assert value(found, "arcvsa_l2arc_written_bytes_total") == arc.l2_write_bytes
 
     lists = [c["stdout"] for c in recording["commands"] if c["argv"] == ZPOOL_LIST]
-    listed = json.loads(lists[1])  # the sampler's pass had the first
+    assert lists[0] != lists[1]  # so the figures below are the newest pass's
+    listed = json.loads(lists[1])  # the state the second pass published
     props = listed["pools"]["tank"]["properties"]
     assert value(found, "arcvsa_pool_size_bytes", pool="tank") == props["size"]["value"]
     assert value(found, "arcvsa_pool_allocated_bytes", pool="tank") == props["allocated"]["value"]
@@ -136,14 +155,16 @@ def test_a_scrape_shows_the_recorded_appliance(appliance: tuple[TestClient, Repl
     assert value(found, "arcvsa_nfs_written_bytes_total", **where) == export.write_bytes
     assert value(found, "arcvsa_nfs_io_time_seconds_total", **where) == pytest.approx(export.latency_ns / 1e9)
     assert value(found, "arcvsa_nfs_export_info", **where, dataset="tank/ds1") == 1
-    assert value(found, "arcvsa_dataset_compress_ratio", dataset="tank/ds1") == pytest.approx(1.01)
+    ds1 = next(d for d in sample.datasets if d.name == "tank/ds1")
+    assert ds1.compressratio == pytest.approx(1.59)  # the second pass's zfs get (the first's was 1.01)
+    assert value(found, "arcvsa_dataset_compress_ratio", dataset="tank/ds1") == pytest.approx(1.59)
     assert value(found, "arcvsa_sample_timestamp_seconds") == pytest.approx(sample.t.timestamp())
 
 
 def test_offload_from_the_counters_is_what_the_api_computes(tmp_path: Path) -> None:
     """PromQL's rate ratio over two scrapes' counters gives the write offload /api/storage/metrics shows."""
     gw, files, _ = replay_log("metrics_series", tmp_path / "root")
-    before, after = sampler.collect(gw, files), sampler.collect(gw, files)
+    before, after = _observed_sample(gw, files), _observed_sample(gw, files)
     was, now = (parse(render(sample_families(s))) for s in (before, after))
 
     def grown(name: str) -> float:
@@ -157,7 +178,7 @@ def test_offload_from_the_counters_is_what_the_api_computes(tmp_path: Path) -> N
 
 def test_knfsd_counts_one_server_wide_series(tmp_path: Path) -> None:
     gw, files, _ = replay_log("metrics_knfsd", tmp_path / "root")
-    sample = sampler.collect(gw, files)
+    sample = _observed_sample(gw, files)  # ganesha not answering on DBus: knfsd's counters
     assert sample.backend == "knfsd"
     text = render(sample_families(sample))
     assert promtool_check(text) == ""
@@ -178,8 +199,8 @@ def test_faults_show_as_health_and_alert_gauges() -> None:
     ]
     degraded = healthy.model_copy(update={"state": "DEGRADED", "vdevs": vdevs})
     pools = [
-        PoolSpace(name="tank", size=4 << 30, allocated=1 << 30, free=3 << 30, health="DEGRADED"),
-        PoolSpace(name="cold", size=1, allocated=0, free=1, health="SUSPENDED"),
+        ZfsPoolSpace(name="tank", size=4 << 30, allocated=1 << 30, free=3 << 30, health="DEGRADED"),
+        ZfsPoolSpace(name="cold", size=1, allocated=0, free=1, health="SUSPENDED"),
     ]
     text = render([*pool_families(pools), *alert_families(pool_alerts(degraded))])
     assert promtool_check(text) == ""
@@ -196,7 +217,9 @@ def test_faults_show_as_health_and_alert_gauges() -> None:
     assert value(found, "arcvsa_alerts_active", severity="critical") == 1
     assert value(found, "arcvsa_alerts_active", severity="warning") == 1
     # a state this code does not know yet is shown, not dropped
-    odd = parse(render(pool_families([PoolSpace(name="tank", size=1, allocated=0, free=1, health="SPLIT")])))
+    odd = parse(
+        render(pool_families([ZfsPoolSpace(name="tank", size=1, allocated=0, free=1, health="SPLIT")]))
+    )
     assert value(odd, "arcvsa_pool_health", pool="tank", state="SPLIT") == 1
 
 
@@ -217,7 +240,25 @@ def test_without_an_appliance_the_scrape_says_what_it_could_not_read(
         "sample": 0,
     }
     assert names(found) == {"arcvsa_build_info", "arcvsa_collector_success"}
-    assert runner.misses == [ZPOOL_LIST, ZPOOL_LIST]  # it tried zpool, found it missing
+    assert runner.calls == []  # no state published: nothing to show, and no tool is run to find more
+
+
+def test_a_pass_that_could_not_read_the_pools_shows_as_a_failed_source_and_an_alert(
+    admin: TestClient, tmp_path: Path
+) -> None:
+    runner = _nowhere(admin, tmp_path)
+    poll.after_change(admin.app.state, {Part.pools})  # type: ignore[attr-defined]
+    assert runner.misses == [ZPOOL_LIST]  # the pass tried zpool and found it missing
+    r = admin.get(URL)
+    assert r.status_code == 200, r.text
+    assert promtool_check(r.text) == ""
+    found = parse(r.text)
+    assert value(found, "arcvsa_collector_success", collector="pools") == 0
+    assert value(found, "arcvsa_collector_success", collector="alerts") == 1
+    assert value(found, "arcvsa_alert_active", key="pools/status", severity="critical", subject="pools") == 1
+    assert value(found, "arcvsa_alerts_active", severity="critical") == 1
+    assert "arcvsa_pool_size_bytes" not in names(found)
+    assert len(runner.calls) == 1  # the scrape itself ran nothing
 
 
 # --- credentials ---------------------------------------------------------------------------------

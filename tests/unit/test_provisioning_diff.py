@@ -7,7 +7,7 @@ import pytest
 from provisioning.diff import check, diff, teardown
 from provisioning.errors import HostNotInCluster, NameCollision, PlacementNotFound, PlanError, SnapshotMissing
 from provisioning.live import LiveDatastore, LiveState, LiveVm
-from provisioning.plan import DeploymentPlan, PoolSpec
+from provisioning.plan import DeploymentPlan, DesktopPoolSpec
 
 GIB = 1024**3
 
@@ -36,7 +36,7 @@ def live(*vms: LiveVm) -> LiveState:
 def plan(**pool: object) -> DeploymentPlan:
     spec = {"name": "p", "count": 4, "naming": "d-##", "folder": "vdi", "golden_vm": "golden", "snapshot": "base",
             "datastore": "nfs", "memory_mb": 1024, **pool}  # fmt: skip
-    return DeploymentPlan(name="dep", datacenter="dc", cluster="c", pool=PoolSpec.model_validate(spec))
+    return DeploymentPlan(name="dep", datacenter="dc", cluster="c", pool=DesktopPoolSpec.model_validate(spec))
 
 
 def test_names_come_from_the_pattern() -> None:

@@ -18,7 +18,8 @@ from support.tls_servers import Server, Silent, certificate, closed_port, json_a
 from api import VERSION
 from api.appliance.schemas import FirstBoot, PropertyError
 from api.health import Health
-from provisioning.appliance_api import ApplianceApi, ApplianceLoginFailed
+from provisioning.appliance_api import ApplianceApi
+from provisioning.appliance_errors import ApplianceLoginFailed
 from provisioning.errors import Cancelled
 from provisioning.health import (
     ApplianceCertificateChanged,

@@ -8,9 +8,9 @@ from pydantic import BaseModel
 from api.deployments.schemas import DeploymentCreate, DeploymentOut, DeploymentUpdate, PlanOut
 from api.jobs.schemas import Failure, JobEventOut, JobOut
 from provisioning.diff import Action, Diff
-from provisioning.plan import ApplianceSpec, DeploymentPlan, Fleet, LunDisk, NfsDatastore, PoolSpec
+from provisioning.plan import ApplianceSpec, DeploymentPlan, DesktopPoolSpec, Fleet, LunDisk, NfsDatastore
 
-MODELS = [DeploymentPlan, Fleet, ApplianceSpec, LunDisk, NfsDatastore, PoolSpec, Action, Diff, DeploymentCreate,
+MODELS = [DeploymentPlan, Fleet, ApplianceSpec, LunDisk, NfsDatastore, DesktopPoolSpec, Action, Diff, DeploymentCreate,
           DeploymentUpdate, DeploymentOut, PlanOut, JobOut, JobEventOut, Failure]  # fmt: skip
 
 

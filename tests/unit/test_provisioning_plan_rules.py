@@ -16,11 +16,11 @@ from pydantic import BaseModel, ValidationError
 from provisioning.plan import (
     ApplianceSpec,
     DeploymentPlan,
+    DesktopPoolSpec,
     Fleet,
     HorizonSpec,
     LunDisk,
     NfsDatastore,
-    PoolSpec,
 )
 
 VMDK: dict[str, Any] = {"datastore": "san-lun-01", "size_gb": 10}
@@ -77,13 +77,13 @@ NAME_BAD = (
 @pytest.mark.parametrize("value", NAME_GOOD)
 def test_an_inventory_name_within_the_rule_is_accepted(value: str) -> None:
     assert accepts(DeploymentPlan, PLAN, datacenter=value)
-    assert accepts(PoolSpec, POOL, golden_vm=value)
+    assert accepts(DesktopPoolSpec, POOL, golden_vm=value)
 
 
 @pytest.mark.parametrize("value", NAME_BAD, ids=repr)
 def test_an_inventory_name_outside_the_rule_is_refused(value: str) -> None:
     assert not accepts(DeploymentPlan, PLAN, datacenter=value)
-    assert not accepts(PoolSpec, POOL, golden_vm=value)
+    assert not accepts(DesktopPoolSpec, POOL, golden_vm=value)
 
 
 @pytest.mark.parametrize("value", ["a", "0", "a" * 64, "dep-1", "dep.a_b"])
@@ -111,12 +111,12 @@ FOLDER_BAD = ["", "a" * 256, "a/" + "b" * 254, "/a", "a/", "a//b", "a/b/", "a/ b
 
 @pytest.mark.parametrize("value", FOLDER_GOOD)
 def test_a_folder_path_within_the_rule_is_accepted(value: str) -> None:
-    assert accepts(PoolSpec, POOL, folder=value)
+    assert accepts(DesktopPoolSpec, POOL, folder=value)
 
 
 @pytest.mark.parametrize("value", FOLDER_BAD, ids=repr)
 def test_a_folder_path_outside_the_rule_is_refused(value: str) -> None:
-    assert not accepts(PoolSpec, POOL, folder=value)
+    assert not accepts(DesktopPoolSpec, POOL, folder=value)
 
 
 ENDPOINT_GOOD = ["h:1", "h:12345", "10.0.0.21:443", "[fe80::1]:10443", "cs-1.example.org:443",
@@ -178,13 +178,13 @@ def test_a_lun_name_outside_the_rule_is_refused(value: str) -> None:
 BOUNDS: list[tuple[type[BaseModel], dict[str, Any], str, list[Any], list[Any]]] = [
     (LunDisk, VMDK, "size_gb", [1, 62 * 1024], [0, 62 * 1024 + 1]),
     (Fleet, FLEET, "health_timeout_s", [0.5, 3600], [0, -1, 3600.5]),
-    (PoolSpec, POOL, "count", [1, 4000], [0, 4001]),
-    (PoolSpec, POOL, "first_number", [0, 1_000_000], [-1]),
-    (PoolSpec, POOL, "vcpus", [1, 64], [0, 65]),
-    (PoolSpec, POOL, "memory_mb", [256, 1024 * 1024], [255, 1024 * 1024 + 1]),
-    (PoolSpec, POOL, "concurrency", [1, 64], [0, 65]),
-    (PoolSpec, POOL, "delta_gb", [0.5, 1e6], [0, -0.5]),
-    (PoolSpec, POOL, "memory_overcommit", [1, 20], [0.99, 20.01]),
+    (DesktopPoolSpec, POOL, "count", [1, 4000], [0, 4001]),
+    (DesktopPoolSpec, POOL, "first_number", [0, 1_000_000], [-1]),
+    (DesktopPoolSpec, POOL, "vcpus", [1, 64], [0, 65]),
+    (DesktopPoolSpec, POOL, "memory_mb", [256, 1024 * 1024], [255, 1024 * 1024 + 1]),
+    (DesktopPoolSpec, POOL, "concurrency", [1, 64], [0, 65]),
+    (DesktopPoolSpec, POOL, "delta_gb", [0.5, 1e6], [0, -0.5]),
+    (DesktopPoolSpec, POOL, "memory_overcommit", [1, 20], [0.99, 20.01]),
 ]
 
 
@@ -243,7 +243,7 @@ def test_the_export_clients_are_2_to_64_characters_and_at_most_256() -> None:
      ("a;#", False), ("a#;", False), ("a #", False), ("a#/b", False), ("a$#", False), ("a#@", False)],
 )  # fmt: skip
 def test_a_naming_pattern_has_one_run_of_hashes_and_no_hostile_character(naming: str, ok: bool) -> None:
-    assert accepts(PoolSpec, POOL, naming=naming) is ok
+    assert accepts(DesktopPoolSpec, POOL, naming=naming) is ok
 
 
 # --- the choices: each one accepted, anything else refused, and the defaults ---
@@ -257,9 +257,9 @@ def test_a_naming_pattern_has_one_run_of_hashes_and_no_hostile_character(naming:
         (NfsDatastore, NFS, "version", ["3", "4.1"]),
         (NfsDatastore, NFS, "profile",
          ["stateless-linked", "persistent-linked", "persistent-full", "stateless-full", "generic"]),
-        (PoolSpec, POOL, "persistence", ["stateless", "persistent"]),
-        (PoolSpec, POOL, "clone", ["linked", "full"]),
-        (PoolSpec, POOL, "full_copy", ["vsphere", "zfs"]),
+        (DesktopPoolSpec, POOL, "persistence", ["stateless", "persistent"]),
+        (DesktopPoolSpec, POOL, "clone", ["linked", "full"]),
+        (DesktopPoolSpec, POOL, "full_copy", ["vsphere", "zfs"]),
     ],
 )  # fmt: skip
 def test_each_choice_is_accepted_and_nothing_else(
@@ -271,7 +271,7 @@ def test_each_choice_is_accepted_and_nothing_else(
 
 
 def test_the_defaults() -> None:
-    pool = PoolSpec.model_validate(POOL)
+    pool = DesktopPoolSpec.model_validate(POOL)
     assert (pool.persistence, pool.clone, pool.full_copy, pool.first_number) == (
         "stateless",
         "linked",
@@ -296,7 +296,7 @@ def test_the_defaults() -> None:
 
 def test_an_unknown_field_is_refused_everywhere() -> None:
     for model, base in [(LunDisk, VMDK), (ApplianceSpec, APPLIANCE), (Fleet, FLEET), (NfsDatastore, NFS),
-                        (PoolSpec, POOL), (HorizonSpec, HORIZON), (DeploymentPlan, PLAN)]:  # fmt: skip
+                        (DesktopPoolSpec, POOL), (HorizonSpec, HORIZON), (DeploymentPlan, PLAN)]:  # fmt: skip
         assert accepts(model, base)
         assert not accepts(model, base, colour="red"), model.__name__
 
@@ -437,10 +437,10 @@ def test_the_dataset_an_nfs_path_names(path: str, dataset: tuple[str, str]) -> N
 
 
 def test_desktop_names_are_numbered_from_the_first_number_and_padded_to_the_run_of_hashes() -> None:
-    pool = PoolSpec.model_validate({**POOL, "naming": "vdi-###-x", "first_number": 98, "count": 3})
+    pool = DesktopPoolSpec.model_validate({**POOL, "naming": "vdi-###-x", "first_number": 98, "count": 3})
     assert pool.desktop_names() == ["vdi-098-x", "vdi-099-x", "vdi-100-x"]
     assert pool.desktop_name(12345) == "vdi-12345-x"
-    assert PoolSpec.model_validate({**POOL, "naming": "a#"}).desktop_names() == ["a1", "a2"]
+    assert DesktopPoolSpec.model_validate({**POOL, "naming": "a#"}).desktop_names() == ["a1", "a2"]
 
 
 @pytest.mark.parametrize(
@@ -451,11 +451,11 @@ def test_desktop_names_are_numbered_from_the_first_number_and_padded_to_the_run_
      ("a-##-x", "b-07-x", False), ("a-##-x", "a-7x-x", False), ("a-##-x", "a--x", False)],
 )  # fmt: skip
 def test_a_name_matches_the_pattern_whatever_its_number(naming: str, name: str, ok: bool) -> None:
-    assert PoolSpec.model_validate({**POOL, "naming": naming}).matches(name) is ok
+    assert DesktopPoolSpec.model_validate({**POOL, "naming": naming}).matches(name) is ok
 
 
 def test_a_desktop_records_the_golden_vm_and_snapshot_it_came_from() -> None:
-    assert PoolSpec.model_validate(POOL).source == "golden@base"
+    assert DesktopPoolSpec.model_validate(POOL).source == "golden@base"
 
 
 def test_the_storage_profile_is_the_datastore_s_else_the_pool_s_else_generic() -> None:
@@ -475,5 +475,5 @@ def test_the_committed_api_document_publishes_the_plan_as_the_code_defines_it() 
     committed = json.loads((Path(__file__).resolve().parents[2] / "api/openapi.json").read_text())
     published, current = committed["components"]["schemas"], document()["components"]["schemas"]
     for name in ("DeploymentPlan", "Fleet", "ApplianceSpec", "LunDisk", "NfsDatastore", "HorizonSpec",
-                 "provisioning__plan__PoolSpec"):  # fmt: skip
+                 "DesktopPoolSpec"):  # fmt: skip
         assert current[name] == published[name], f"{name}: run `make openapi`"

@@ -290,11 +290,11 @@ def test_quota_use_reads_cpu_stat_between_two_reads() -> None:
     assert steadiness.quota_use(bare, bare.replace("1000000", "4000000", 1), 3.0)["throttled_ms_each"] == 0.0
 
 
-def test_the_soak_table_shows_the_api_units_and_its_servers_throttling() -> None:
+def test_the_soak_table_shows_the_api_units_and_the_pollers_cpu() -> None:
     unit = steadiness.quota_use("usage_usec 0\nnr_periods 0\n", "usage_usec 3000000\nnr_periods 100\n", 10.0)
-    server = {**unit, "throttled": 4, "throttled_s": 0.2, "throttled_ms_each": 50.0}
+    poller = {**unit, "throttled": 4, "throttled_s": 0.2, "throttled_ms_each": 50.0}
     figures = {"desktops": 1, "iops_per_desktop": 3, "seconds": 10, "api_quota": unit}
     rows = [line for line in report(figures, steadiness.Limits())[0].splitlines() if "quota" in line]
     assert len(rows) == 1 and "30.0 % of one vCPU; throttled in 0 of 100 periods, 0.0 s" in rows[0]
-    rows = report({**figures, "api_server_quota": server}, steadiness.Limits())[0].splitlines()
-    assert any(r.startswith("api server leaf CPU") and "throttled in 4 of 100 periods" in r for r in rows)
+    rows = report({**figures, "poller_quota": poller}, steadiness.Limits())[0].splitlines()
+    assert any(r.startswith("state poller unit CPU") and "throttled in 4 of 100 periods" in r for r in rows)

@@ -1,4 +1,4 @@
-"""GET /api/support/bundle on the real app: the archive's members and manifest, redaction of every secret
+"""POST /api/support/bundle on the real app: the archive's members and manifest, redaction of every secret
 the appliance knows, and a bundle that still comes back when tools are missing, fail or hang.
 
 The appliance under the api is every lab recording at once (tests/support/any_recording.py): the files
@@ -177,7 +177,7 @@ def _encodings(secret: str) -> list[str]:
 def test_the_bundle_holds_every_item_and_a_manifest_of_them(tmp_path: Path) -> None:
     client = _admin(tmp_path)
     _seed_appliance(client, tmp_path / "root")
-    r = client.get(URL)
+    r = client.post(URL)
     top, members, _ = _open(r)
     manifest = _manifest(members)
     assert manifest.version == VERSION and manifest.product == "arcvsa" and manifest.created_by == "admin"
@@ -223,7 +223,7 @@ def test_no_secret_the_appliance_knows_is_in_any_byte_of_the_bundle(tmp_path: Pa
     client = _admin(tmp_path)
     secrets = _store_secrets(client)
     _seed_appliance(client, tmp_path / "root")
-    _, members, raw = _open(client.get(URL))
+    _, members, raw = _open(client.post(URL))
     for what, secret in secrets.items():
         assert secret.encode() not in raw, what
         for encoded in _encodings(secret):
@@ -272,14 +272,14 @@ def test_missing_failing_and_hanging_tools_are_in_the_manifest_and_the_bundle_co
     host = Host()
     _tools(client, Gateway(host), LocalFiles(tmp_path / "empty"))
     started = time.monotonic()
-    _, members, _ = _open(client.get(URL))
+    _, members, _ = _open(client.post(URL))
     assert time.monotonic() - started < 10  # one timeout, not one per pool command
     items = {i.name: i for i in _manifest(members).items}
     assert items["zfs/zpool-status.txt"].status == "timeout"
     assert items["zfs/zpool-status.txt"].error_type == "CommandTimeout"
     for name in ("zfs/zpool-list.txt", "zfs/zpool-events.txt", "zfs/zpool-history.txt", "zfs/zfs-list.txt"):
         assert items[name].status == "skipped", name
-    assert items["api/alerts.json"].status == "skipped"
+    assert items["api/alerts.json"].status == "ok"  # from the published state: no pool command behind it
     assert [c for c in host.calls if c[0] == "zpool"] == [["zpool", "status", "-v"]]
     version = items["versions/zfs-version.txt"]
     assert (version.status, version.error_type, version.exit_code) == ("failed", "CommandFailed", 1)
@@ -318,7 +318,7 @@ def test_the_bundle_needs_a_login(tmp_path: Path) -> None:
     client = client_for(make_settings(tmp_path / "data"))
     runner = AnyRecordingRunner([])
     _tools(client, Gateway(runner), LocalFiles(tmp_path / "empty"))
-    r = client.get(URL)
+    r = client.post(URL)
     assert r.status_code == 401 and r.json()["code"] == "not_authenticated"
     assert runner.calls == []  # refused before any tool ran
 
@@ -361,7 +361,7 @@ def test_the_recorded_appliance_bundle_has_every_item(tmp_path: Path) -> None:
     """Strict replay of the lab: every command the bundle runs was recorded, and each answered."""
     gw, files, runner = replay("support_bundle", tmp_path / "root")
     client = api_flows.client(tmp_path / "data", gw, files)
-    _, members, raw = _open(client.get(URL))
+    _, members, raw = _open(client.post(URL))
     assert runner.pending == []  # exactly the recorded commands, each once
     items = {i.name: i for i in _manifest(members).items}
     for name in COMMANDS:

@@ -11,8 +11,8 @@ from pydantic import ValidationError
 from zfs_tuning import profiles
 from zfs_tuning.schema import (
     DatasetProperties,
+    DesktopPoolType,
     ModuleDefaults,
-    PoolType,
     Profile,
     Workload,
     format_size,
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_pool_type_has_a_valid_profile() -> None:
     loaded = profiles.load_all()
-    assert set(loaded) == set(PoolType)
+    assert set(loaded) == set(DesktopPoolType)
     for kind, profile in loaded.items():
         assert profile.name is kind
         assert profile.dataset.sync == "standard"
@@ -207,7 +207,7 @@ def test_sub_models_refuse_unknown_keys(model: type) -> None:
 
 
 def test_pool_type_values_are_the_profile_file_names() -> None:
-    assert [kind.value for kind in PoolType] == [
+    assert [kind.value for kind in DesktopPoolType] == [
         "stateless-linked",
         "persistent-linked",
         "persistent-full",
@@ -238,7 +238,7 @@ def test_profiles_dir_takes_the_first_folder_that_exists(
 
 
 def test_load_takes_a_pool_type_or_its_name() -> None:
-    assert profiles.load("persistent-full").name is PoolType.persistent_full
-    assert profiles.load(PoolType.generic).name is PoolType.generic
+    assert profiles.load("persistent-full").name is DesktopPoolType.persistent_full
+    assert profiles.load(DesktopPoolType.generic).name is DesktopPoolType.generic
     with pytest.raises(ValueError):
         profiles.load("raid0")

@@ -16,7 +16,7 @@ import math
 from pydantic import BaseModel, Field
 
 from zfs_tuning.profiles import load
-from zfs_tuning.schema import PoolType, parse_size
+from zfs_tuning.schema import DesktopPoolType, parse_size
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -32,7 +32,7 @@ DVA_THROTTLE = 0
 class SizingInput(BaseModel):
     """What the wizard knows about the desktop pool and the appliance."""
 
-    pool_type: PoolType = Field(description="desktop pool type (selects the profile)")
+    pool_type: DesktopPoolType = Field(description="desktop pool type (selects the profile)")
     desktops: int = Field(ge=1, le=100_000, description="number of desktops on this appliance")
     desktop_gib: float = Field(
         gt=0, le=65536, description="per desktop: its own bytes (delta disk or full clone), GiB"
@@ -62,7 +62,7 @@ class Recommendation(BaseModel):
 class Plan(BaseModel):
     """The calculator's answer."""
 
-    pool_type: PoolType = Field(description="the profile used")
+    pool_type: DesktopPoolType = Field(description="the profile used")
     module: dict[str, int] = Field(description="module parameters to apply (name: value)")
     dataset: dict[str, str] = Field(description="dataset properties from the profile")
     recommendations: list[Recommendation] = Field(description="every value with its why, in UI order")

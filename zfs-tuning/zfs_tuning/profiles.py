@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from zfs_tuning.schema import PoolType, Profile
+from zfs_tuning.schema import DesktopPoolType, Profile
 
 # In the wheel the profiles sit inside the package; in the source tree beside it (zfs-tuning/profiles).
 _HERE = Path(__file__).resolve().parent
@@ -31,12 +31,12 @@ def load_file(path: Path) -> Profile:
 
 
 @cache
-def load(pool_type: PoolType | str) -> Profile:
+def load(pool_type: DesktopPoolType | str) -> Profile:
     """The profile of a pool type."""
-    kind = PoolType(pool_type)
+    kind = DesktopPoolType(pool_type)
     return load_file(profiles_dir() / f"{kind.value}.yaml")
 
 
-def load_all() -> dict[PoolType, Profile]:
+def load_all() -> dict[DesktopPoolType, Profile]:
     """Every profile, by pool type."""
-    return {kind: load(kind) for kind in PoolType}
+    return {kind: load(kind) for kind in DesktopPoolType}

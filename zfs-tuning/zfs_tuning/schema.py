@@ -17,7 +17,7 @@ UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 COMPRESSION = {"off", "lz4", "lzjb", "zstd", "zstd-fast", *(f"zstd-{n}" for n in range(1, 20))}
 
 
-class PoolType(StrEnum):
+class DesktopPoolType(StrEnum):
     """Desktop pool types of the wizard."""
 
     stateless_linked = "stateless-linked"
@@ -127,7 +127,7 @@ class Profile(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: PoolType = Field(description="the pool type it is for (also the file name)")
+    name: DesktopPoolType = Field(description="the pool type it is for (also the file name)")
     description: str = Field(description="one line for the UI")
     dataset: DatasetProperties = Field(description="properties of the datastore dataset")
     module: ModuleDefaults = Field(description="module-parameter choices")

@@ -50,7 +50,7 @@ def service_state(gw: Gateway, backend: Backend) -> ServiceState:
     unit = f"{UNITS[backend]}.service"
     argv = ["systemctl", "show", "--property=ActiveState,SubState,Result,NRestarts", unit]
     shown = dict(
-        line.partition("=")[::2] for line in gw.read(argv, timeout=SYSTEMCTL_TIMEOUT).stdout.splitlines()
+        line.partition("=")[::2] for line in gw.query(argv, timeout=SYSTEMCTL_TIMEOUT).stdout.splitlines()
     )
     try:
         return ServiceState(

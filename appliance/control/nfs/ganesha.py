@@ -157,7 +157,9 @@ class LiveExport(BaseModel):
 
 def live(gw: Gateway) -> list[LiveExport]:
     """What ganesha exports now (ShowExports), without its pseudo root (id 0)."""
-    reply = dbus.call(gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES, how="read")
+    reply = dbus.call(
+        gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES, how="query"
+    )
     rows = reply[1] if len(reply) > 1 and isinstance(reply[1], list) else []
     return [LiveExport(export_id=row[0], path=row[1]) for row in rows if row[0] != 0]
 
@@ -222,9 +224,7 @@ class ExportIO(BaseModel):
 
 
 def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
-    """Read/write counters of one export (zero until the first I/O). A query: counters are read afresh,
-    and the call changes nothing, so it must not end the shared reads (as ``run`` would: the metric
-    sampler's every 10 s once made every dashboard request behind it wait for its own zpool)."""
+    """Read/write counters of one export (zero until the first I/O)."""
     method = "GetNFSv3IO" if protocol is Protocol.v3 else "GetNFSv41IO"
     member = f"org.ganesha.nfsd.exportstats.{method}"
     reply = dbus.call(gw, DEST, EXPORT_MGR, member, f"uint16:{export_id}", rules=RULES, how="query")

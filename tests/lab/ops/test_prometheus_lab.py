@@ -30,7 +30,7 @@ from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance
 
 from lab.appliance_vm import ApplianceVm
-from lab.process import Daemon, free_port, spawn
+from lab.daemon import Daemon, free_port, spawn
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
 

@@ -27,7 +27,7 @@ from support.lab_boot import BootedAppliance, boot
 from support.notify_servers import free_port
 
 from appliance.control import rsyslog
-from lab.process import Daemon, spawn
+from lab.daemon import Daemon, spawn
 from lab.san import San
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]

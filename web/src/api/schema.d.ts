@@ -13,8 +13,9 @@ export interface paths {
         };
         /**
          * List Alerts
-         * @description Every alert now, critical first; empty when all is well. Where this machine has no storage of its
-         *     own (the fleet manager) only its own certificate can raise one: no pool or NFS check runs there.
+         * @description Every alert now, critical first; empty when all is well. The storage's come with the appliance's
+         *     published state (api.state); where this machine has no storage of its own (the fleet manager) only
+         *     its own certificate can raise one.
          */
         get: operations["list_alerts_api_alerts_get"];
         put?: never;
@@ -861,7 +862,7 @@ export interface paths {
         };
         /**
          * Export Io
-         * @description Client read/write counters of one export (ganesha; knfsd answers zeros).
+         * @description Client read/write counters of one export as last observed (ganesha; knfsd answers zeros).
          */
         get: operations["export_io_api_storage_exports__export_id__io_get"];
         put?: never;
@@ -922,13 +923,14 @@ export interface paths {
         };
         /**
          * List Targets
-         * @description Every target with its LUNs, initiators, CHAP on/off and VAAI offloads.
+         * @description Every target with its LUNs, initiators, CHAP on/off and VAAI offloads (read from configfs).
          */
         get: operations["list_targets_api_storage_iscsi_targets_get"];
         put?: never;
         /**
          * Create Target
-         * @description A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP.
+         * @description A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP; a failure
+         *     half way leaves nothing behind.
          */
         post: operations["create_target_api_storage_iscsi_targets_post"];
         delete?: never;
@@ -987,6 +989,9 @@ export interface paths {
         /**
          * Get Summary
          * @description The latest sample: a card per export (space, compression, client rates) and the ARC figures.
+         *
+         *     On the event loop: two rows of SQLite (WAL: never waiting for the sampler's writes) cost less than
+         *     the hop to a worker thread under a dashboard's polling.
          */
         get: operations["get_summary_api_storage_metrics_summary_get"];
         put?: never;
@@ -1316,15 +1321,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        get?: never;
+        put?: never;
         /**
          * Support Bundle
          * @description Versions, logs, pool state and history, ARC statistics, NFS and iSCSI configuration, the api's
          *     settings and alerts, secrets redacted. A tool that fails or hangs is listed in MANIFEST.json with its
-         *     error; the bundle is made anyway.
+         *     error; the bundle is made anyway. A POST: making it runs the appliance's tools (zpool history, the
+         *     journal), which no read of the api does.
          */
-        get: operations["support_bundle_api_support_bundle_get"];
-        put?: never;
-        post?: never;
+        post: operations["support_bundle_api_support_bundle_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1862,7 +1868,7 @@ export interface components {
              * Pools
              * @description Its pools (the plan's pool when the plan has an NFS datastore); none when not read
              */
-            pools: components["schemas"]["PoolStatus"][] | null;
+            pools: components["schemas"]["ZfsPoolStatus"][] | null;
             /**
              * Reachable
              * @description Whether its api answered /api/health
@@ -2103,7 +2109,7 @@ export interface components {
              * Steps
              * @description every ramp step run so far, in order
              */
-            steps: components["schemas"]["appliance__control__calibration__Step"][];
+            steps: components["schemas"]["CalibrationStep"][];
             /**
              * Stop Reason
              * @description why the ramp ended
@@ -2116,6 +2122,44 @@ export interface components {
              * @description steps planned (a ramp may stop earlier)
              */
             total: number;
+        };
+        /**
+         * CalibrationStep
+         * @description One step of a ramp.
+         */
+        CalibrationStep: {
+            /**
+             * Desktops
+             * @description desktops running at once
+             */
+            desktops: number;
+            /** @description fio's figures of the step */
+            figures: components["schemas"]["Figures"];
+            /**
+             * Iops
+             * @description IOPS achieved (reads and writes)
+             */
+            iops: number;
+            /**
+             * P95 Ms
+             * @description the worse of read and write p95 completion latency, ms
+             */
+            p95_ms: number | null;
+            /**
+             * Passed
+             * @description p95 within the threshold and IOPS >= 90 % of requested
+             */
+            passed: boolean;
+            /**
+             * Reason
+             * @description why the step failed, in words
+             */
+            reason: string | null;
+            /**
+             * Requested Iops
+             * @description desktops x the profile's IOPS
+             */
+            requested_iops: number;
         };
         /** CertificateFacts */
         CertificateFacts: {
@@ -2391,7 +2435,7 @@ export interface components {
              */
             name: string;
             /** @description tuning profile (pool type) whose dataset properties apply */
-            profile: components["schemas"]["PoolType"];
+            profile: components["schemas"]["DesktopPoolType"];
             /**
              * Properties
              * @description overrides of the profile's properties (validated; never sync=disabled)
@@ -2654,13 +2698,130 @@ export interface components {
             /** @description The NFS datastore mounted on every host */
             nfs?: components["schemas"]["NfsDatastore"] | null;
             /** @description The desktop pool */
-            pool?: components["schemas"]["PoolSpec-Output"] | null;
+            pool?: components["schemas"]["DesktopPoolSpec"] | null;
         };
         /** DeploymentUpdate */
         DeploymentUpdate: {
             /** @description The new plan (same name): change count to grow or shrink, snapshot to recompose */
             plan: components["schemas"]["DeploymentPlan"];
         };
+        /** DesktopPoolSpec */
+        DesktopPoolSpec: {
+            /**
+             * Clone
+             * @description Clone type
+             * @default linked
+             * @enum {string}
+             */
+            clone: "linked" | "full";
+            /**
+             * Concurrency
+             * @description Clones in flight at once
+             * @default 8
+             */
+            concurrency: number;
+            /**
+             * Count
+             * @description Number of desktops
+             */
+            count: number;
+            /**
+             * Customization Spec
+             * @description Guest customization spec to apply
+             */
+            customization_spec?: string | null;
+            /**
+             * Datastore
+             * @description Datastore for the desktops (normally the arcvsa NFS datastore)
+             */
+            datastore: string;
+            /**
+             * Delta Gb
+             * @description Space a linked clone is expected to grow to, for the room check
+             * @default 2
+             */
+            delta_gb: number;
+            /**
+             * First Number
+             * @description Number of the first desktop
+             * @default 1
+             */
+            first_number: number;
+            /**
+             * Folder
+             * @description VM folder under the datacenter; created if missing
+             */
+            folder: string;
+            /**
+             * Full Copy
+             * @description Full clones: 'zfs' copies the golden VM's dataset on the arcvsa appliance with a ZFS clone per desktop (instant, shares blocks) and registers its VMX, instead of streaming the disk through vSphere
+             * @default vsphere
+             * @enum {string}
+             */
+            full_copy: "vsphere" | "zfs";
+            /**
+             * Golden Vm
+             * @description Golden image VM
+             */
+            golden_vm: string;
+            /**
+             * Memory Mb
+             * @description Memory per desktop, MiB
+             * @default 4096
+             */
+            memory_mb: number;
+            /**
+             * Memory Overcommit
+             * @description Desktop memory allowed per GiB of cluster memory
+             * @default 4
+             */
+            memory_overcommit: number;
+            /**
+             * Name
+             * @description Pool name
+             */
+            name: string;
+            /**
+             * Naming
+             * @description Desktop name pattern; the run of '#' is the zero-padded number, e.g. 'vdi-###'
+             */
+            naming: string;
+            /**
+             * Persistence
+             * @description Pool type
+             * @default stateless
+             * @enum {string}
+             */
+            persistence: "stateless" | "persistent";
+            /**
+             * Power On
+             * @description Power desktops on once made
+             * @default true
+             */
+            power_on: boolean;
+            /**
+             * Resource Pool
+             * @description Resource pool under the cluster's root pool; created if missing
+             */
+            resource_pool?: string | null;
+            /**
+             * Snapshot
+             * @description Snapshot of the golden VM to clone from (recompose: change it)
+             */
+            snapshot: string;
+            /**
+             * Vcpus
+             * @description vCPUs per desktop
+             * @default 2
+             */
+            vcpus: number;
+        };
+        /**
+         * DesktopPoolType
+         * @description Desktop pool types of the wizard.
+         * @enum {string}
+         */
+        DesktopPoolType: "stateless-linked" | "persistent-linked" | "persistent-full" | "stateless-full" | "generic";
         /**
          * DesktopProfile
          * @description What one simulated desktop does (defaults: the steady-state VDI profile, DESIGN.md section 7).
@@ -3328,10 +3489,10 @@ export interface components {
             state: string | null;
         };
         /**
-         * ImportablePool
+         * ImportableZfsPool
          * @description A pool found on the LUNs that can be imported (or that says why it cannot).
          */
-        ImportablePool: {
+        ImportableZfsPool: {
             /**
              * Action
              * @description what zpool says can be done
@@ -3527,12 +3688,6 @@ export interface components {
              */
             horizon_password?: string | null;
         };
-        /**
-         * Layout
-         * @description How the data LUNs are combined.
-         * @enum {string}
-         */
-        Layout: "stripe" | "mirror" | "raidz1" | "raidz2";
         /** LoginRequest */
         LoginRequest: {
             /**
@@ -4127,7 +4282,7 @@ export interface components {
                 [key: string]: number;
             };
             /** @description the profile used */
-            pool_type: components["schemas"]["PoolType"];
+            pool_type: components["schemas"]["DesktopPoolType"];
             /**
              * Recommendations
              * @description every value with its why, in UI order
@@ -4160,234 +4315,6 @@ export interface components {
             unchanged: number;
         };
         /**
-         * PoolGrow
-         * @description LUNs that grow a pool (scale-up): one new top-level vdev in the pool's layout.
-         */
-        PoolGrow: {
-            /**
-             * Devices
-             * @description free LUNs, by-id paths
-             */
-            devices: string[];
-            /**
-             * Force
-             * @description use LUNs that hold a file system or an old pool label
-             * @default false
-             */
-            force: boolean;
-            /**
-             * @description the new vdev's layout; match the pool's (zpool refuses a mismatch)
-             * @default stripe
-             */
-            layout: components["schemas"]["Layout"];
-        };
-        /**
-         * PoolHealth
-         * @description A pool's state and its vdevs.
-         */
-        PoolHealth: {
-            /**
-             * Error Count
-             * @description data errors (files with permanent errors)
-             */
-            error_count: number;
-            /**
-             * Name
-             * @description pool name
-             */
-            name: string;
-            /**
-             * Scan
-             * @description last or running scrub/resilver as zpool reports it
-             */
-            scan: {
-                [key: string]: unknown;
-            } | null;
-            /**
-             * State
-             * @description pool state
-             */
-            state: string;
-            /**
-             * Vdevs
-             * @description every vdev, depth first
-             */
-            vdevs: components["schemas"]["VdevHealth"][];
-        };
-        /**
-         * PoolImport
-         * @description How to import a pool found by GET /api/storage/imports.
-         */
-        PoolImport: {
-            /**
-             * Name
-             * @description a new name for it (needed when a pool of its name is already imported)
-             */
-            name?: string | null;
-        };
-        /**
-         * PoolReplace
-         * @description One LUN of a pool replaced by another; the pool resilvers onto the new one.
-         */
-        PoolReplace: {
-            /**
-             * Force
-             * @description use a LUN that holds a file system or an old pool label
-             * @default false
-             */
-            force: boolean;
-            /**
-             * New
-             * @description the free LUN that takes its place
-             */
-            new: string;
-            /**
-             * Old
-             * @description the device in the pool, as its path in the pool's vdevs
-             */
-            old: string;
-        };
-        /** PoolSpec */
-        "PoolSpec-Output": {
-            /**
-             * Clone
-             * @description Clone type
-             * @default linked
-             * @enum {string}
-             */
-            clone: "linked" | "full";
-            /**
-             * Concurrency
-             * @description Clones in flight at once
-             * @default 8
-             */
-            concurrency: number;
-            /**
-             * Count
-             * @description Number of desktops
-             */
-            count: number;
-            /**
-             * Customization Spec
-             * @description Guest customization spec to apply
-             */
-            customization_spec?: string | null;
-            /**
-             * Datastore
-             * @description Datastore for the desktops (normally the arcvsa NFS datastore)
-             */
-            datastore: string;
-            /**
-             * Delta Gb
-             * @description Space a linked clone is expected to grow to, for the room check
-             * @default 2
-             */
-            delta_gb: number;
-            /**
-             * First Number
-             * @description Number of the first desktop
-             * @default 1
-             */
-            first_number: number;
-            /**
-             * Folder
-             * @description VM folder under the datacenter; created if missing
-             */
-            folder: string;
-            /**
-             * Full Copy
-             * @description Full clones: 'zfs' copies the golden VM's dataset on the arcvsa appliance with a ZFS clone per desktop (instant, shares blocks) and registers its VMX, instead of streaming the disk through vSphere
-             * @default vsphere
-             * @enum {string}
-             */
-            full_copy: "vsphere" | "zfs";
-            /**
-             * Golden Vm
-             * @description Golden image VM
-             */
-            golden_vm: string;
-            /**
-             * Memory Mb
-             * @description Memory per desktop, MiB
-             * @default 4096
-             */
-            memory_mb: number;
-            /**
-             * Memory Overcommit
-             * @description Desktop memory allowed per GiB of cluster memory
-             * @default 4
-             */
-            memory_overcommit: number;
-            /**
-             * Name
-             * @description Pool name
-             */
-            name: string;
-            /**
-             * Naming
-             * @description Desktop name pattern; the run of '#' is the zero-padded number, e.g. 'vdi-###'
-             */
-            naming: string;
-            /**
-             * Persistence
-             * @description Pool type
-             * @default stateless
-             * @enum {string}
-             */
-            persistence: "stateless" | "persistent";
-            /**
-             * Power On
-             * @description Power desktops on once made
-             * @default true
-             */
-            power_on: boolean;
-            /**
-             * Resource Pool
-             * @description Resource pool under the cluster's root pool; created if missing
-             */
-            resource_pool?: string | null;
-            /**
-             * Snapshot
-             * @description Snapshot of the golden VM to clone from (recompose: change it)
-             */
-            snapshot: string;
-            /**
-             * Vcpus
-             * @description vCPUs per desktop
-             * @default 2
-             */
-            vcpus: number;
-        };
-        /** PoolStatus */
-        PoolStatus: {
-            /**
-             * Data Errors
-             * @description Files with permanent errors
-             */
-            data_errors: number;
-            /**
-             * Device Errors
-             * @description Read, write and checksum errors of its devices
-             */
-            device_errors: number;
-            /**
-             * Name
-             * @description ZFS pool name
-             */
-            name: string;
-            /**
-             * State
-             * @description ONLINE, DEGRADED, FAULTED ... or MISSING when the appliance has no such pool
-             */
-            state: string;
-        };
-        /**
-         * PoolType
-         * @description Desktop pool types of the wizard.
-         * @enum {string}
-         */
-        PoolType: "stateless-linked" | "persistent-linked" | "persistent-full" | "stateless-full" | "generic";
-        /**
          * Profile
          * @description One tuning profile (profiles/<pool type>.yaml).
          */
@@ -4402,7 +4329,7 @@ export interface components {
             /** @description module-parameter choices */
             module: components["schemas"]["ModuleDefaults"];
             /** @description the pool type it is for (also the file name) */
-            name: components["schemas"]["PoolType"];
+            name: components["schemas"]["DesktopPoolType"];
             /**
              * Why
              * @description one line per dataset property or module choice: why this value
@@ -4679,7 +4606,7 @@ export interface components {
              */
             state: "queued" | "verifying" | "installing" | "switching" | "rolling_back" | "done" | "rolled_back" | "refused" | "failed";
             /** Steps */
-            steps?: components["schemas"]["api__upgrades__schemas__Step"][];
+            steps?: components["schemas"]["UpgradeStep"][];
             /**
              * To Version
              * @description the release being installed
@@ -4852,7 +4779,7 @@ export interface components {
              */
             l2arc_ssd_gib: number;
             /** @description desktop pool type (selects the profile) */
-            pool_type: components["schemas"]["PoolType"];
+            pool_type: components["schemas"]["DesktopPoolType"];
             /**
              * Ram Gib
              * @description appliance memory, GiB
@@ -5192,7 +5119,7 @@ export interface components {
             luns: string[];
             /**
              * Vaai
-             * @description emulate_3pc / emulate_caw / emulate_tpu of its backstores
+             * @description emulate_3pc / emulate_caw / emulate_tpu / emulate_tpws of its backstores
              */
             vaai: {
                 [key: string]: number;
@@ -5258,6 +5185,19 @@ export interface components {
             last: components["schemas"]["Run"] | null;
             /** @description the uploaded, verified bundle waiting to be applied */
             staged: components["schemas"]["Release"] | null;
+        };
+        /** UpgradeStep */
+        UpgradeStep: {
+            /**
+             * At
+             * @description when the upgrader reached this state (UTC)
+             */
+            at: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "queued" | "verifying" | "installing" | "switching" | "rolling_back" | "done" | "rolled_back" | "refused" | "failed";
         };
         /** UserCreate */
         UserCreate: {
@@ -5584,62 +5524,105 @@ export interface components {
              */
             shared_golden: boolean;
         };
-        /** Step */
-        api__upgrades__schemas__Step: {
+        /**
+         * ZfsPoolGrow
+         * @description LUNs that grow a pool (scale-up): one new top-level vdev in the pool's layout.
+         */
+        ZfsPoolGrow: {
             /**
-             * At
-             * @description when the upgrader reached this state (UTC)
+             * Devices
+             * @description free LUNs, by-id paths
              */
-            at: string;
+            devices: string[];
+            /**
+             * Force
+             * @description use LUNs that hold a file system or an old pool label
+             * @default false
+             */
+            force: boolean;
+            /**
+             * @description the new vdev's layout; match the pool's (zpool refuses a mismatch)
+             * @default stripe
+             */
+            layout: components["schemas"]["ZfsPoolLayout"];
+        };
+        /**
+         * ZfsPoolHealth
+         * @description A pool's state and its vdevs.
+         */
+        ZfsPoolHealth: {
+            /**
+             * Error Count
+             * @description data errors (files with permanent errors)
+             */
+            error_count: number;
+            /**
+             * Name
+             * @description pool name
+             */
+            name: string;
+            /**
+             * Scan
+             * @description last or running scrub/resilver as zpool reports it
+             */
+            scan: {
+                [key: string]: unknown;
+            } | null;
             /**
              * State
-             * @enum {string}
+             * @description pool state
              */
-            state: "queued" | "verifying" | "installing" | "switching" | "rolling_back" | "done" | "rolled_back" | "refused" | "failed";
+            state: string;
+            /**
+             * Vdevs
+             * @description every vdev, depth first
+             */
+            vdevs: components["schemas"]["VdevHealth"][];
         };
         /**
-         * Step
-         * @description One step of a ramp.
+         * ZfsPoolImport
+         * @description How to import a pool found by GET /api/storage/imports.
          */
-        appliance__control__calibration__Step: {
+        ZfsPoolImport: {
             /**
-             * Desktops
-             * @description desktops running at once
+             * Name
+             * @description a new name for it (needed when a pool of its name is already imported)
              */
-            desktops: number;
-            /** @description fio's figures of the step */
-            figures: components["schemas"]["Figures"];
-            /**
-             * Iops
-             * @description IOPS achieved (reads and writes)
-             */
-            iops: number;
-            /**
-             * P95 Ms
-             * @description the worse of read and write p95 completion latency, ms
-             */
-            p95_ms: number | null;
-            /**
-             * Passed
-             * @description p95 within the threshold and IOPS >= 90 % of requested
-             */
-            passed: boolean;
-            /**
-             * Reason
-             * @description why the step failed, in words
-             */
-            reason: string | null;
-            /**
-             * Requested Iops
-             * @description desktops x the profile's IOPS
-             */
-            requested_iops: number;
+            name?: string | null;
         };
         /**
-         * PoolSpec
+         * ZfsPoolLayout
+         * @description How the data LUNs are combined.
+         * @enum {string}
+         */
+        ZfsPoolLayout: "stripe" | "mirror" | "raidz1" | "raidz2";
+        /**
+         * ZfsPoolReplace
+         * @description One LUN of a pool replaced by another; the pool resilvers onto the new one.
+         */
+        ZfsPoolReplace: {
+            /**
+             * Force
+             * @description use a LUN that holds a file system or an old pool label
+             * @default false
+             */
+            force: boolean;
+            /**
+             * New
+             * @description the free LUN that takes its place
+             */
+            new: string;
+            /**
+             * Old
+             * @description the device in the pool, as its path in the pool's vdevs
+             */
+            old: string;
+        };
+        /**
+         * ZfsPoolSpec
          * @description A pool to create.
          */
-        appliance__control__pools__PoolSpec: {
+        ZfsPoolSpec: {
             /**
              * Cache
              * @description L2ARC devices
@@ -5660,7 +5643,7 @@ export interface components {
              * @description how the data devices are combined
              * @default stripe
              */
-            layout: components["schemas"]["Layout"];
+            layout: components["schemas"]["ZfsPoolLayout"];
             /**
              * Log
              * @description SLOG devices; two make a mirror
@@ -5672,116 +5655,28 @@ export interface components {
              */
             name: string;
         };
-        /** PoolSpec */
-        provisioning__plan__PoolSpec: {
+        /** ZfsPoolStatus */
+        ZfsPoolStatus: {
             /**
-             * Clone
-             * @description Clone type
-             * @default linked
-             * @enum {string}
+             * Data Errors
+             * @description Files with permanent errors
              */
-            clone: "linked" | "full";
+            data_errors: number;
             /**
-             * Concurrency
-             * @description Clones in flight at once
-             * @default 8
+             * Device Errors
+             * @description Read, write and checksum errors of its devices
              */
-            concurrency: number;
-            /**
-             * Count
-             * @description Number of desktops
-             */
-            count: number;
-            /**
-             * Customization Spec
-             * @description Guest customization spec to apply
-             */
-            customization_spec?: string | null;
-            /**
-             * Datastore
-             * @description Datastore for the desktops (normally the arcvsa NFS datastore)
-             */
-            datastore: string;
-            /**
-             * Delta Gb
-             * @description Space a linked clone is expected to grow to, for the room check
-             * @default 2
-             */
-            delta_gb: number;
-            /**
-             * First Number
-             * @description Number of the first desktop
-             * @default 1
-             */
-            first_number: number;
-            /**
-             * Folder
-             * @description VM folder under the datacenter; created if missing
-             */
-            folder: string;
-            /**
-             * Full Copy
-             * @description Full clones: 'zfs' copies the golden VM's dataset on the arcvsa appliance with a ZFS clone per desktop (instant, shares blocks) and registers its VMX, instead of streaming the disk through vSphere
-             * @default vsphere
-             * @enum {string}
-             */
-            full_copy: "vsphere" | "zfs";
-            /**
-             * Golden Vm
-             * @description Golden image VM
-             */
-            golden_vm: string;
-            /**
-             * Memory Mb
-             * @description Memory per desktop, MiB
-             * @default 4096
-             */
-            memory_mb: number;
-            /**
-             * Memory Overcommit
-             * @description Desktop memory allowed per GiB of cluster memory
-             * @default 4
-             */
-            memory_overcommit: number;
+            device_errors: number;
             /**
              * Name
-             * @description Pool name
+             * @description ZFS pool name
              */
             name: string;
             /**
-             * Naming
-             * @description Desktop name pattern; the run of '#' is the zero-padded number, e.g. 'vdi-###'
+             * State
+             * @description ONLINE, DEGRADED, FAULTED ... or MISSING when the appliance has no such pool
              */
-            naming: string;
-            /**
-             * Persistence
-             * @description Pool type
-             * @default stateless
-             * @enum {string}
-             */
-            persistence: "stateless" | "persistent";
-            /**
-             * Power On
-             * @description Power desktops on once made
-             * @default true
-             */
-            power_on: boolean;
-            /**
-             * Resource Pool
-             * @description Resource pool under the cluster's root pool; created if missing
-             */
-            resource_pool?: string | null;
-            /**
-             * Snapshot
-             * @description Snapshot of the golden VM to clone from (recompose: change it)
-             */
-            snapshot: string;
-            /**
-             * Vcpus
-             * @description vCPUs per desktop
-             * @default 2
-             */
-            vcpus: number;
+            state: string;
         };
     };
     responses: never;
@@ -9265,7 +9160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImportablePool"][];
+                    "application/json": components["schemas"]["ImportableZfsPool"][];
                 };
             };
             /** @description Not logged in */
@@ -9344,7 +9239,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["PoolImport"] | null;
+                "application/json": components["schemas"]["ZfsPoolImport"] | null;
             };
         };
         responses: {
@@ -9354,7 +9249,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description The body cannot be parsed */
@@ -9993,7 +9888,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"][];
+                    "application/json": components["schemas"]["ZfsPoolHealth"][];
                 };
             };
             /** @description Not logged in */
@@ -10070,7 +9965,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["appliance__control__pools__PoolSpec"];
+                "application/json": components["schemas"]["ZfsPoolSpec"];
             };
         };
         responses: {
@@ -10080,7 +9975,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description The body cannot be parsed */
@@ -10183,7 +10078,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description Not logged in */
@@ -10362,7 +10257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description Not logged in */
@@ -10535,7 +10430,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PoolGrow"];
+                "application/json": components["schemas"]["ZfsPoolGrow"];
             };
         };
         responses: {
@@ -10545,7 +10440,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description The body cannot be parsed */
@@ -10740,7 +10635,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description Not logged in */
@@ -10828,7 +10723,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PoolReplace"];
+                "application/json": components["schemas"]["ZfsPoolReplace"];
             };
         };
         responses: {
@@ -10838,7 +10733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description The body cannot be parsed */
@@ -10941,7 +10836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PoolHealth"];
+                    "application/json": components["schemas"]["ZfsPoolHealth"];
                 };
             };
             /** @description Not logged in */
@@ -11349,7 +11244,7 @@ export interface operations {
             };
         };
     };
-    support_bundle_api_support_bundle_get: {
+    support_bundle_api_support_bundle_post: {
         parameters: {
             query?: never;
             header?: never;
@@ -11369,6 +11264,15 @@ export interface operations {
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,8 +3,8 @@ import { api } from './client';
 import { ApiError, call } from './errors';
 import type { paths } from './schema';
 
-// Types come from the operations, not from schema names: pydantic renames a schema (PoolSpec ->
-// appliance__control__pools__PoolSpec) as soon as another module declares one with the same name.
+// Types come from the operations, not from schema names, so a page names what it sends and gets
+// (tests/unit/test_openapi_schema_names.py keeps the schema names themselves plain).
 type Ok<T> = T extends { responses: { 200: { content: { 'application/json': infer R } } } }
   ? R
   : T extends { responses: { 201: { content: { 'application/json': infer R } } } }
@@ -13,16 +13,16 @@ type Ok<T> = T extends { responses: { 200: { content: { 'application/json': infe
 type Body<T> = T extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 
 export type Disk = Ok<paths['/api/storage/disks']['get']>[number];
-export type PoolHealth = Ok<paths['/api/storage/pools']['get']>[number];
-export type Vdev = PoolHealth['vdevs'][number];
-export type PoolSpec = Body<paths['/api/storage/pools']['post']>;
-export type Layout = NonNullable<PoolSpec['layout']>;
+export type ZfsPoolHealth = Ok<paths['/api/storage/pools']['get']>[number];
+export type Vdev = ZfsPoolHealth['vdevs'][number];
+export type ZfsPoolSpec = Body<paths['/api/storage/pools']['post']>;
+export type ZfsPoolLayout = NonNullable<ZfsPoolSpec['layout']>;
 export type Dataset = Ok<paths['/api/storage/pools/{name}/datasets']['get']>[number];
 export type DatasetCreate = Body<paths['/api/storage/datasets']['post']>;
-export type PoolType = DatasetCreate['profile'];
-export type PoolGrow = Body<paths['/api/storage/pools/{name}/devices']['post']>;
-export type PoolReplace = Body<paths['/api/storage/pools/{name}/replace']['post']>;
-export type ImportablePool = Ok<paths['/api/storage/imports']['get']>[number];
+export type DesktopPoolType = DatasetCreate['profile'];
+export type ZfsPoolGrow = Body<paths['/api/storage/pools/{name}/devices']['post']>;
+export type ZfsPoolReplace = Body<paths['/api/storage/pools/{name}/replace']['post']>;
+export type ImportableZfsPool = Ok<paths['/api/storage/imports']['get']>[number];
 export type DatasetProperties = Body<paths['/api/storage/datasets/{name}']['patch']>['properties'];
 export type StoragePresence = Ok<paths['/api/storage/presence']['get']>;
 
@@ -62,7 +62,7 @@ export function useDisks() {
 }
 
 /** True while a scrub or resilver runs on the pool (zpool reports scan_stats.state SCANNING). */
-export function isScanning(pool: PoolHealth): boolean {
+export function isScanning(pool: ZfsPoolHealth): boolean {
   return String(pool.scan?.state ?? '').toUpperCase() === 'SCANNING';
 }
 
@@ -80,7 +80,7 @@ export function usePools() {
 export function useCreatePool() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: PoolSpec) => call(api.POST('/api/storage/pools', { body })),
+    mutationFn: (body: ZfsPoolSpec) => call(api.POST('/api/storage/pools', { body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
   });
 }
@@ -113,7 +113,7 @@ export function useWipeDisk() {
 export function useGrowPool() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ name, body }: { name: string; body: PoolGrow }) =>
+    mutationFn: ({ name, body }: { name: string; body: ZfsPoolGrow }) =>
       call(api.POST('/api/storage/pools/{name}/devices', { ...byName(name), body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
   });
@@ -123,7 +123,7 @@ export function useGrowPool() {
 export function useReplaceDisk() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ name, body }: { name: string; body: PoolReplace }) =>
+    mutationFn: ({ name, body }: { name: string; body: ZfsPoolReplace }) =>
       call(api.POST('/api/storage/pools/{name}/replace', { ...byName(name), body })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
   });

@@ -11,7 +11,7 @@ export function useSupportBundle() {
     mutationFn: async () => {
       let disposition: string | null = null;
       const blob = await call(
-        api.GET('/api/support/bundle', { parseAs: 'blob' }).then((result) => {
+        api.POST('/api/support/bundle', { parseAs: 'blob' }).then((result) => {
           disposition = result.response.headers.get('content-disposition');
           return result;
         }),

@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
 import { ApiError, messageOf } from '../../api/errors';
-import { type PoolType, useRecommendation } from '../../api/storage';
+import { type DesktopPoolType, useRecommendation } from '../../api/storage';
 import { FormAlert } from '../../components/FormAlert';
 import { SelectField } from '../../components/SelectField';
 import { TextField } from '../../components/TextField';
@@ -22,7 +22,7 @@ export function CalculatorForm() {
     if (Object.keys(invalid).length) return;
     const n = (name: NumberField) => Number(draft[name]);
     recommend.mutate({
-      pool_type: draft.pool_type as PoolType,
+      pool_type: draft.pool_type as DesktopPoolType,
       desktops: n('desktops'),
       desktop_gib: n('desktop_gib'),
       golden_gib: n('golden_gib'),

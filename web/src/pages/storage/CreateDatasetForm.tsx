@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
 import { ApiError, messageOf } from '../../api/errors';
-import { type PoolType, useCreateDataset } from '../../api/storage';
+import { type DesktopPoolType, useCreateDataset } from '../../api/storage';
 import { FormAlert } from '../../components/FormAlert';
 import { SelectField } from '../../components/SelectField';
 import { TextField } from '../../components/TextField';
@@ -14,7 +14,7 @@ const COMPONENT = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 export function CreateDatasetForm({ pool, onDone }: { pool: string; onDone: () => void }) {
   const create = useCreateDataset();
   const [name, setName] = useState('');
-  const [profile, setProfile] = useState<PoolType>('stateless-linked');
+  const [profile, setProfile] = useState<DesktopPoolType>('stateless-linked');
   const [error, setError] = useState<string | undefined>();
 
   const submit = (event: FormEvent) => {
@@ -59,7 +59,7 @@ export function CreateDatasetForm({ pool, onDone }: { pool: string; onDone: () =
             value={profile}
             options={POOL_TYPES}
             hint="Sets recordsize, compression, caching and log bias for this kind of desktop pool."
-            onChange={(value) => setProfile(value as PoolType)}
+            onChange={(value) => setProfile(value as DesktopPoolType)}
           />
         </div>
         <div className="form-actions">

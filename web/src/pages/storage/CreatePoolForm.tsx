@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
 import { messageOf } from '../../api/errors';
-import { type Layout, useCreatePool, useDisks } from '../../api/storage';
+import { type ZfsPoolLayout, useCreatePool, useDisks } from '../../api/storage';
 import { ErrorState } from '../../components/ErrorState';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
@@ -74,7 +74,7 @@ export function CreatePoolForm({ onDone }: { onDone: () => void }) {
               value={draft.layout}
               options={LAYOUTS}
               hint={layout.hint}
-              onChange={(value) => setDraft({ ...draft, layout: value as Layout })}
+              onChange={(value) => setDraft({ ...draft, layout: value as ZfsPoolLayout })}
             />
           </div>
           {free.length === 0 ? (

@@ -2,7 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds/react/modal';
 import { type FormEvent, useState } from 'react';
 import { messageOf } from '../../api/errors';
-import { type PoolHealth, useDatasets, useDestroyPool, useNfs, useTargets } from '../../api/storage';
+import { type ZfsPoolHealth, useDatasets, useDestroyPool, useNfs, useTargets } from '../../api/storage';
 import { TextField } from '../../components/TextField';
 import { formatBytes } from '../../format';
 import { leaves, onPool } from './poolModel';
@@ -11,7 +11,7 @@ import { leaves, onPool } from './poolModel';
  * Destroying a pool loses every dataset, zvol and snapshot on it: the dialog names them and asks for the
  * pool's name typed out, so a slip of the mouse destroys nothing.
  */
-export function DestroyPoolModal({ pool, onClose }: { pool: PoolHealth; onClose: () => void }) {
+export function DestroyPoolModal({ pool, onClose }: { pool: ZfsPoolHealth; onClose: () => void }) {
   const destroy = useDestroyPool();
   // Not read again once the destroy is sent: the pool (and so its datasets) is going or gone.
   const datasets = useDatasets(destroy.isPending || destroy.isSuccess ? null : pool.name);

@@ -1,12 +1,12 @@
 import { CdsButton } from '@cds/react/button';
 import { Link } from 'react-router';
-import type { Disk, PoolHealth } from '../../api/storage';
+import type { Disk, ZfsPoolHealth } from '../../api/storage';
 import { formatBytes } from '../../format';
 import { poolOfDisk } from './poolModel';
 
 const ROLE_NAMES: Record<string, string> = { data: 'data', log: 'SLOG', cache: 'L2ARC', spare: 'spare' };
 
-function InUse({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
+function InUse({ disk, pools }: { disk: Disk; pools: ZfsPoolHealth[] }) {
   const user = poolOfDisk(disk, pools);
   if (user) {
     return (
@@ -43,13 +43,13 @@ function InUse({ disk, pools }: { disk: Disk; pools: PoolHealth[] }) {
 }
 
 /** A disk holding something no imported pool uses (an old label, a foreign pool, a file system): wipeable. */
-export function wipeable(disk: Disk, pools: PoolHealth[]): boolean {
+export function wipeable(disk: Disk, pools: ZfsPoolHealth[]): boolean {
   return !disk.system && !disk.mounted && Boolean(disk.in_use) && poolOfDisk(disk, pools) === null;
 }
 
 interface Props {
   disk: Disk;
-  pools: PoolHealth[];
+  pools: ZfsPoolHealth[];
   /** Offered only when the pools are known (a disk of an imported pool is never wiped). */
   onWipe?: (disk: Disk) => void;
 }

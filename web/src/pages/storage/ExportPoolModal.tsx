@@ -2,14 +2,14 @@ import { CdsButton } from '@cds/react/button';
 import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds/react/modal';
 import { Link } from 'react-router';
 import { messageOf } from '../../api/errors';
-import { type PoolHealth, useExportPool, useNfs } from '../../api/storage';
+import { type ZfsPoolHealth, useExportPool, useNfs } from '../../api/storage';
 import { onPool } from './poolModel';
 
 /**
  * Exporting takes a pool off this appliance (e.g. before its LUNs move to another one). The api refuses while
  * an NFS export serves one of its datasets, so those are listed first and the button waits for them to go.
  */
-export function ExportPoolModal({ pool, onClose }: { pool: PoolHealth; onClose: () => void }) {
+export function ExportPoolModal({ pool, onClose }: { pool: ZfsPoolHealth; onClose: () => void }) {
   const exportPool = useExportPool();
   const nfs = useNfs();
   const blocking = nfs.data?.exports.filter((e) => onPool(pool.name, e.dataset)) ?? [];

@@ -2,7 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds/react/modal';
 import { useState } from 'react';
 import { messageOf } from '../../api/errors';
-import { type Layout, type PoolHealth, useDisks, useGrowPool } from '../../api/storage';
+import { type ZfsPoolLayout, type ZfsPoolHealth, useDisks, useGrowPool } from '../../api/storage';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
 import { SelectField } from '../../components/SelectField';
@@ -10,10 +10,10 @@ import { FreeDiskChoice } from './FreeDiskChoice';
 import { LAYOUTS, describePool, freeDisks, growLayout, layoutError, layoutOf } from './poolModel';
 
 /** Grow a pool by free LUNs: they become one more data vdev, in the pool's own layout by default. */
-export function GrowPoolModal({ pool, onClose }: { pool: PoolHealth; onClose: () => void }) {
+export function GrowPoolModal({ pool, onClose }: { pool: ZfsPoolHealth; onClose: () => void }) {
   const disks = useDisks();
   const grow = useGrowPool();
-  const [layout, setLayout] = useState<Layout>(growLayout(pool));
+  const [layout, setLayout] = useState<ZfsPoolLayout>(growLayout(pool));
   const [chosen, setChosen] = useState<string[]>([]);
   const [error, setError] = useState<string | undefined>();
   const free = disks.data ? freeDisks(disks.data) : [];
@@ -46,7 +46,7 @@ export function GrowPoolModal({ pool, onClose }: { pool: PoolHealth; onClose: ()
             value={layout}
             options={LAYOUTS}
             hint={layout === current ? hint : `${hint} The pool's data is ${current}: zpool refuses a different layout.`}
-            onChange={(value) => setLayout(value as Layout)}
+            onChange={(value) => setLayout(value as ZfsPoolLayout)}
             disabled={grow.isPending}
           />
           {disks.isPending && <Loading label="Looking for free disks" />}

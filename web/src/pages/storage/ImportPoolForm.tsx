@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useEffect, useId, useRef, useState } from 'react';
 import { ApiError, messageOf } from '../../api/errors';
-import { type ImportablePool, useImportablePools, useImportPool } from '../../api/storage';
+import { type ImportableZfsPool, useImportablePools, useImportPool } from '../../api/storage';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
 import { TextField } from '../../components/TextField';
@@ -70,7 +70,7 @@ export function ImportPoolForm({ taken, onDone }: { taken: string[]; onDone: () 
 }
 
 interface ItemProps {
-  pool: ImportablePool;
+  pool: ImportableZfsPool;
   taken: boolean; // a pool of this name is imported here: this one needs a new name
   twins: boolean; // another pool found on the LUNs has the same name
   onImported: (name: string) => void;

@@ -2,7 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { useState } from 'react';
 import { messageOf } from '../../api/errors';
-import { type PoolHealth, type Vdev, isScanning, useScrubPool } from '../../api/storage';
+import { type ZfsPoolHealth, type Vdev, isScanning, useScrubPool } from '../../api/storage';
 import { ExportPoolModal } from './ExportPoolModal';
 import { GrowPoolModal } from './GrowPoolModal';
 import { describePool, errorsOf } from './poolModel';
@@ -14,7 +14,7 @@ import { VdevTable } from './VdevTable';
 type Dialog = { kind: 'grow' } | { kind: 'export' } | { kind: 'replace'; vdev: Vdev };
 
 /** One pool: state, layout, SLOG and L2ARC at a glance, then every device with its errors. */
-export function PoolCard({ pool, onDestroy }: { pool: PoolHealth; onDestroy: () => void }) {
+export function PoolCard({ pool, onDestroy }: { pool: ZfsPoolHealth; onDestroy: () => void }) {
   const shape = describePool(pool);
   const deviceErrors = pool.vdevs.reduce((n, v) => n + errorsOf(v), 0);
   const id = `pool-${pool.name}`;

@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { useState } from 'react';
-import { type PoolHealth, usePools } from '../../api/storage';
+import { type ZfsPoolHealth, usePools } from '../../api/storage';
 import { ErrorState } from '../../components/ErrorState';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
@@ -15,7 +15,7 @@ export function PoolsPage() {
   const pools = usePools();
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
-  const [doomed, setDoomed] = useState<PoolHealth | null>(null);
+  const [doomed, setDoomed] = useState<ZfsPoolHealth | null>(null);
   // One form at a time: creating and importing both end with a new pool card.
   const startCreating = () => {
     setImporting(false);

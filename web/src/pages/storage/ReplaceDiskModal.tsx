@@ -2,7 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds/react/modal';
 import { useState } from 'react';
 import { messageOf } from '../../api/errors';
-import { type PoolHealth, type Vdev, useDisks, useReplaceDisk } from '../../api/storage';
+import { type ZfsPoolHealth, type Vdev, useDisks, useReplaceDisk } from '../../api/storage';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
 import { formatBytes } from '../../format';
@@ -10,7 +10,7 @@ import { FreeDiskChoice } from './FreeDiskChoice';
 import { diskOfVdev, freeDisks } from './poolModel';
 
 /** Replace one data LUN (failing, or being retired) by a free LUN at least as large; ZFS resilvers onto it. */
-export function ReplaceDiskModal({ pool, vdev, onClose }: { pool: PoolHealth; vdev: Vdev; onClose: () => void }) {
+export function ReplaceDiskModal({ pool, vdev, onClose }: { pool: ZfsPoolHealth; vdev: Vdev; onClose: () => void }) {
   const disks = useDisks();
   const replace = useReplaceDisk();
   const [chosen, setChosen] = useState<string[]>([]);

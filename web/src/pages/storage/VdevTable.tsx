@@ -1,5 +1,5 @@
 import { CdsButton } from '@cds/react/button';
-import type { PoolHealth, Vdev } from '../../api/storage';
+import type { ZfsPoolHealth, Vdev } from '../../api/storage';
 import { errorsOf, leaves } from './poolModel';
 import { StateLabel } from './StateLabel';
 
@@ -47,7 +47,7 @@ function Row({ vdev, depth, onReplace }: RowProps) {
 }
 
 /** Every vdev of a pool grouped by role, groups (mirror-0, raidz1-0) above their disks. */
-export function VdevTable({ pool, onReplace }: { pool: PoolHealth; onReplace: (vdev: Vdev) => void }) {
+export function VdevTable({ pool, onReplace }: { pool: ZfsPoolHealth; onReplace: (vdev: Vdev) => void }) {
   const depthOf = (v: Vdev) => (v.parent ? 1 : 0);
   // Replacing is for data LUNs: a SLOG or L2ARC device is simply removed and added again.
   const replaceable = new Set(leaves(pool, 'data').filter((v) => v.path));

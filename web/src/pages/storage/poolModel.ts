@@ -1,7 +1,7 @@
 // Pure helpers over the pools api's answers: layout, devices per role, who uses a disk, and the form rules.
-import type { Disk, Layout, PoolHealth, Vdev } from '../../api/storage';
+import type { Disk, ZfsPoolLayout, ZfsPoolHealth, Vdev } from '../../api/storage';
 
-export const LAYOUTS: { value: Layout; label: string; min: number; hint: string }[] = [
+export const LAYOUTS: { value: ZfsPoolLayout; label: string; min: number; hint: string }[] = [
   { value: 'stripe', label: 'Stripe', min: 1, hint: 'The SAN array gives redundancy; every LUN adds capacity and speed.' },
   { value: 'mirror', label: 'Mirror', min: 2, hint: 'LUNs in pairs: each block on two LUNs, half the capacity.' },
   { value: 'raidz1', label: 'RAID-Z1', min: 3, hint: 'One LUN of parity: survives the loss of any one LUN.' },
@@ -11,7 +11,7 @@ export const LAYOUTS: { value: Layout; label: string; min: number; hint: string 
 export type Role = 'data' | 'log' | 'cache';
 
 /** The layout of a pool's data vdevs as the create form names it ("mixed" if they differ). */
-export function layoutOf(pool: PoolHealth): string {
+export function layoutOf(pool: ZfsPoolHealth): string {
   const top = pool.vdevs.filter((v) => v.role === 'data' && v.parent === null);
   const kinds = new Set(
     top.map((v) => {
@@ -25,19 +25,19 @@ export function layoutOf(pool: PoolHealth): string {
 }
 
 /** The layout new LUNs should get: the pool's own (zpool refuses a mismatch), stripe when unclear. */
-export function growLayout(pool: PoolHealth): Layout {
+export function growLayout(pool: ZfsPoolHealth): ZfsPoolLayout {
   const current = layoutOf(pool);
   return LAYOUTS.find((l) => l.value === current)?.value ?? 'stripe';
 }
 
 /** The leaf devices (disks) of a pool in one role. */
-export function leaves(pool: PoolHealth, role: Role): Vdev[] {
+export function leaves(pool: ZfsPoolHealth, role: Role): Vdev[] {
   const parents = new Set(pool.vdevs.map((v) => v.parent).filter(Boolean));
   return pool.vdevs.filter((v) => v.role === role && !parents.has(v.name) && v.vdev_type !== 'root');
 }
 
 /** One line: "raidz1 of 3 LUNs · SLOG mirror of 2 · L2ARC 1 SSD". */
-export function describePool(pool: PoolHealth): { layout: string; slog: string; l2arc: string } {
+export function describePool(pool: ZfsPoolHealth): { layout: string; slog: string; l2arc: string } {
   const data = leaves(pool, 'data').length;
   const log = leaves(pool, 'log').length;
   const cache = leaves(pool, 'cache').length;
@@ -81,7 +81,7 @@ export function diskOfVdev(vdev: Vdev, disks: Disk[]): Disk | undefined {
 }
 
 /** Which pool (and role) a disk belongs to, when one of the imported pools uses it. */
-export function poolOfDisk(disk: Disk, pools: PoolHealth[]): DiskUser | null {
+export function poolOfDisk(disk: Disk, pools: ZfsPoolHealth[]): DiskUser | null {
   for (const pool of pools) {
     for (const v of pool.vdevs) {
       if (v.path && sameDisk(v.path, disk)) return { pool: pool.name, role: v.role };
@@ -97,7 +97,7 @@ export function freeDisks(disks: Disk[]): Disk[] {
 
 export interface PoolDraft {
   name: string;
-  layout: Layout;
+  layout: ZfsPoolLayout;
   roles: Record<string, Role | ''>;
 }
 
@@ -117,7 +117,7 @@ export function poolNameError(typed: string): string | undefined {
 }
 
 /** Whether `count` data LUNs make a vdev of `layout` (create, and growing a pool by one vdev). */
-export function layoutError(value: Layout, count: number): string | undefined {
+export function layoutError(value: ZfsPoolLayout, count: number): string | undefined {
   const layout = LAYOUTS.find((l) => l.value === value)!;
   if (count < layout.min) return `${layout.label} needs at least ${layout.min} data ${layout.min === 1 ? 'LUN' : 'LUNs'}.`;
   if (value === 'mirror' && count % 2) return 'A mirror takes data LUNs in pairs: pick an even number.';

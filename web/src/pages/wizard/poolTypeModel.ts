@@ -1,5 +1,5 @@
 // Step 4: the desktop pool's type, its NFS datastore, and what the sizing calculator is fed.
-import type { PoolType, SizingInput } from '../../api/storage';
+import type { DesktopPoolType, SizingInput } from '../../api/storage';
 import type { Inventory } from '../../api/types';
 import { SIZES } from './backendModel';
 import { MAX_DESKTOPS } from './desktopsModel';
@@ -15,7 +15,7 @@ const PATH = /^\/[A-Za-z0-9][A-Za-z0-9_.-]*(\/[A-Za-z0-9][A-Za-z0-9_.:-]*)+$/;
  */
 export const DESKTOP_DELTA_GIB = 2;
 
-export function poolTypeOf(storage: Draft['storage']): PoolType {
+export function poolTypeOf(storage: Draft['storage']): DesktopPoolType {
   return `${storage.persistence}-${storage.clone}`;
 }
 

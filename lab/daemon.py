@@ -1,4 +1,5 @@
-"""Processes of the lab: one gateway for short commands, and long-running daemons started detached."""
+"""The lab's long-running daemons (the SAN, the appliance VM, chronyd), started detached and stopped by
+marker; short commands go through process.run."""
 
 from __future__ import annotations
 
@@ -12,36 +13,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-
-class CommandError(RuntimeError):
-    """A command failed or timed out; carries argv, exit code and stderr."""
-
-    def __init__(self, argv: list[str], code: int | None, stderr: str) -> None:
-        self.argv = argv
-        self.code = code
-        self.stderr = stderr
-        what = "timed out" if code is None else f"exited {code}"
-        super().__init__(f"{argv} {what}: {stderr.strip()[-2000:]}")
-
-
-def run(argv: list[str], *, timeout: float, input_bytes: bytes | None = None) -> str:
-    """Run argv (never through a shell); return stdout; kill it on timeout; raise CommandError."""
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(input=input_bytes, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        raise CommandError(argv, None, err.decode("utf-8", "replace")) from None
-    if proc.returncode != 0:
-        raise CommandError(argv, proc.returncode, err.decode("utf-8", "replace"))
-    return out.decode("utf-8", "replace")
+from process import ProcessError
 
 
 @dataclass(frozen=True)
@@ -139,9 +111,9 @@ def wait_for_path(path: Path, daemon: Daemon, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():
         if not daemon.alive():
-            raise CommandError([str(daemon.pid)], -1, f"process ended before {path} appeared")
+            raise ProcessError([daemon.marker], f"process {daemon.pid} ended before {path} appeared")
         if time.monotonic() > deadline:
-            raise CommandError([str(daemon.pid)], None, f"{path} did not appear in {timeout:.0f} s")
+            raise ProcessError([daemon.marker], f"{path} did not appear in {timeout:.0f} s")
         time.sleep(0.1)
 
 

@@ -1,0 +1,89 @@
+"""Observe, derive the alerts, publish: one pass of the state poller, or a refresh after a change.
+
+The poller (the metrics service) runs a full pass on a timer; the api refreshes the parts a change
+touched before it answers the change; the api also publishes once at start when this boot has no
+snapshot yet. All of them go through :func:`refresh`, under the snapshot's one writers' lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.alerts import service as alerts
+from api.settings import Settings
+from api.state.snapshot import Published, Store, boot_id, now
+from api.storage import presence
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway
+from appliance.control.observed import EVERY_PART, Observed, Part, observe
+
+log = logging.getLogger(__name__)
+# Parts a pass of the poller reads every time; the rest (imports: zpool import reads every disk's
+# labels) every SLOW_EVERY passes, and after the changes that can alter them.
+EVERY_PASS = frozenset(EVERY_PART - {Part.imports})
+SLOW_EVERY = 6
+
+
+def refresh(
+    store: Store,
+    gw: Gateway,
+    files: Files,
+    factory: sessionmaker[Session],
+    settings: Settings,
+    parts: Iterable[Part] = EVERY_PART,
+) -> Published:
+    """Observe ``parts``, merge them into the published state, derive its alerts and publish it."""
+    wanted = frozenset(parts)
+    with store.writing():
+        seen = observe(gw, files, wanted)
+        before = store.read()
+        state = (
+            before.observed.merged(seen, wanted) if before is not None else Observed().merged(seen, wanted)
+        )
+        with factory() as db:
+            found = alerts.derive(state, db, settings, files)
+        polled = now() if wanted >= EVERY_PASS else (before.polled_at if before is not None else None)
+        published = Published(
+            boot_id=boot_id(), taken_at=now(), polled_at=polled, observed=state, alerts=found
+        )
+        store.write(published)
+    return published
+
+
+def after_change(app_state: Any, parts: Iterable[Part]) -> None:
+    """Refresh ``parts`` after a change through the api, before it answers (see the module docstring)."""
+    refresh(
+        app_state.snapshot,
+        app_state.storage_gateway,
+        app_state.storage_files,
+        app_state.sessionmaker,
+        app_state.settings,
+        parts,
+    )
+
+
+def start(app_state: Any) -> threading.Thread | None:
+    """At api start on a machine with storage of its own (an appliance, or first boot's role says so)
+    and no snapshot of this boot yet: publish one, in a thread, so the pages answer as soon as the tools
+    have (or with the tools' own errors where they are missing). The poller's first pass may come first,
+    which is as good."""
+    settings: Settings = app_state.settings
+    own = settings.build_manifest.is_file() or presence.detect(settings, app_state.storage_gateway).present
+    if not own or app_state.snapshot.read() is not None:
+        return None
+    thread = threading.Thread(target=_start, args=(app_state,), name="state-first-pass", daemon=True)
+    thread.start()
+    return thread
+
+
+def _start(app_state: Any) -> None:
+    try:
+        if app_state.snapshot.read() is None:
+            after_change(app_state, EVERY_PART)
+    except Exception:  # the api must start even when the tools fail; the poller retries every pass
+        log.exception("the appliance's state could not be published at start")
