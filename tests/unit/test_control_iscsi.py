@@ -81,13 +81,24 @@ def test_an_empty_lio_gets_every_object_in_order() -> None:
         SetTpgAttribute(IQN, "authentication", "1", None),
         SetTpgAttribute(IQN, "generate_node_acls", "0", None),
         SetTpgAttribute(IQN, "demo_mode_write_protect", "1", None),
-        CreatePortal(IQN, *iscsi.PORTAL),
+        CreatePortal(IQN, "0.0.0.0", 3260),  # every address, iSCSI's port: where ESXi looks  # noqa: S104
         CreateLun(IQN, 0, "tank_lun0"),
         CreateAcl(IQN, ESXI),
         SetAclChap(IQN, ESXI, "esxi", SECRET, "", ""),
         CreateMappedLun(IQN, ESXI, 0, 0),
         EnableTpg(IQN),
     ]
+
+
+def test_a_target_needs_one_initiator_at_least() -> None:
+    assert spec(initiators=[ESXI]).initiators == [ESXI]
+    with pytest.raises(ValidationError, match="initiators"):
+        spec(initiators=[])  # a target nobody may log in to exports nothing
+
+
+def test_an_observed_acl_never_shows_its_chap_password() -> None:
+    acl = ObservedAcl("esxi", SECRET, {0: 0})
+    assert SECRET not in repr(acl) and SECRET not in str(acl) and "esxi" in repr(acl)
 
 
 def test_a_converged_target_needs_nothing() -> None:
