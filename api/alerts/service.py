@@ -44,7 +44,7 @@ def derive(
     """Every alert of the observed state, critical first; the sample alerts only with ``db``, the NFS
     server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve), the clock's with
     ``files`` (where /proc/uptime tells an appliance, see api.alerts.timesync). The certificate's is not
-    among them: it is the api's own, read as it is asked for (``with_certificate``)."""
+    among them: it is the api's own, read as it is asked for (``served``)."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
     if Part.pools in observed.failures:
@@ -86,22 +86,19 @@ def derive(
     return _ordered(found)
 
 
-def with_certificate(published: list[Alert], data_dir: Path, now: dt.datetime | None = None) -> list[Alert]:
-    """The published alerts and the served certificate's, critical first."""
-    cert = certificate_alert(data_dir, now or dt.datetime.now(dt.UTC))
-    return _ordered([*published, cert] if cert is not None else list(published))
-
-
 def served(
     published: Published | None, data_dir: Path, interval: float, now: dt.datetime | None = None
 ) -> list[Alert]:
-    """What /api/alerts answers: the published alerts, the certificate's, and a critical one when the
-    poller stopped publishing (its alerts would otherwise stand for a state nobody observes any more)."""
+    """What /api/alerts answers, critical first: the published alerts, the certificate's, and a critical
+    one when the poller stopped publishing (its alerts would otherwise stand for a state nobody observes
+    any more)."""
     now = now or dt.datetime.now(dt.UTC)
     found = list(published.alerts) if published is not None else []
     if published is not None and (stale := stale_alert(published, interval, now)) is not None:
         found.append(stale)
-    return with_certificate(found, data_dir, now)
+    if (cert := certificate_alert(data_dir, now)) is not None:
+        found.append(cert)
+    return _ordered(found)
 
 
 def stale_alert(published: Published, interval: float, now: dt.datetime) -> Alert | None:

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from api import startup
 from api.auth.service import now
 from api.exports.schemas import ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
 from api.exports.table import NfsExport, StorageSetting
@@ -248,16 +249,16 @@ def start(app_state: Any) -> threading.Thread | None:
     if not settings.build_manifest.is_file():
         log.info("not an appliance (no %s): NFS exports not reconciled", settings.build_manifest)
         return None
-    thread = threading.Thread(target=_start, args=(app_state,), name="nfs-reconcile", daemon=True)
-    thread.start()
-    return thread
+    return startup.in_background(
+        "nfs-reconcile",
+        lambda: _start(app_state),
+        log,
+        "NFS exports could not be reconciled at start; the next export change retries",
+    )
 
 
 def _start(app_state: Any) -> None:
-    try:
-        with CHANGES, app_state.sessionmaker() as db:
-            chosen, exports = backend(db, app_state.settings), desired(db)
-            changes = backends.activate(app_state.storage_gateway, app_state.storage_files, chosen, exports)
-        log.info("NFS backend %s serves %d exports (%s)", chosen, len(exports), changes)
-    except Exception:  # the api must start even when the tools are missing or failing
-        log.exception("NFS exports could not be reconciled at start; the next export change retries")
+    with CHANGES, app_state.sessionmaker() as db:
+        chosen, exports = backend(db, app_state.settings), desired(db)
+        changes = backends.activate(app_state.storage_gateway, app_state.storage_files, chosen, exports)
+    log.info("NFS backend %s serves %d exports (%s)", chosen, len(exports), changes)

@@ -14,7 +14,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from api import startup
 from api.alerts import service as alerts
+from api.exports import service as exports
 from api.settings import Settings
 from api.state.snapshot import Published, Store, boot_id, now
 from api.storage import presence
@@ -40,16 +42,19 @@ def refresh(
     """Observe ``parts``, merge them into the published state, derive its alerts and publish it."""
     wanted = frozenset(parts)
     with store.writing():
-        seen = observe(gw, files, wanted)
+        with factory() as db:
+            chosen = exports.backend(db, settings)  # the alerts look at its service alone
+        seen = observe(gw, files, wanted, services=(chosen,))
         before = store.read()
         state = (
             before.observed.merged(seen, wanted) if before is not None else Observed().merged(seen, wanted)
         )
         with factory() as db:
             found = alerts.derive(state, db, settings, files)
-        polled = now() if wanted >= EVERY_PASS else (before.polled_at if before is not None else None)
+        taken = now()
+        polled = taken if wanted >= EVERY_PASS else (before.polled_at if before is not None else None)
         published = Published(
-            boot_id=boot_id(), taken_at=now(), polled_at=polled, observed=state, alerts=found
+            boot_id=boot_id(), taken_at=taken, polled_at=polled, observed=state, alerts=found
         )
         store.write(published)
     return published
@@ -76,14 +81,14 @@ def start(app_state: Any) -> threading.Thread | None:
     own = settings.build_manifest.is_file() or presence.detect(settings, app_state.storage_gateway).present
     if not own or app_state.snapshot.read() is not None:
         return None
-    thread = threading.Thread(target=_start, args=(app_state,), name="state-first-pass", daemon=True)
-    thread.start()
-    return thread
+    return startup.in_background(
+        "state-first-pass",
+        lambda: _start(app_state),
+        log,
+        "the appliance's state could not be published at start; the poller retries every pass",
+    )
 
 
 def _start(app_state: Any) -> None:
-    try:
-        if app_state.snapshot.read() is None:
-            after_change(app_state, EVERY_PART)
-    except Exception:  # the api must start even when the tools fail; the poller retries every pass
-        log.exception("the appliance's state could not be published at start")
+    if app_state.snapshot.read() is None:
+        after_change(app_state, EVERY_PART)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import threading
 from collections.abc import Iterator
@@ -43,6 +44,7 @@ class Published(BaseModel):
     alerts: list[Alert] = Field(default_factory=list, description="alerts of the observed state and samples")
 
 
+@functools.cache  # a process lives in one boot
 def boot_id() -> str:
     """This boot's id ("" where the kernel has none to tell)."""
     try:

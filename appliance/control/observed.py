@@ -55,15 +55,18 @@ class Failure(BaseModel):
 
     @classmethod
     def of(cls, exc: ControlError) -> Failure:
-        known = type(exc) if getattr(errors, type(exc).__name__, None) is type(exc) else _nearest(exc)
-        return cls(error=known.__name__, message=str(exc))
+        return cls(error=_nearest(exc).__name__, message=str(exc))
 
     def raise_(self) -> NoReturn:
         """Raise the error again, as the read would have (the api maps it to its status and code)."""
         found = getattr(errors, self.error, None)
         kind = found if isinstance(found, type) and issubclass(found, ControlError) else errors.SystemFault
-        if kind in (errors.CommandFailed, errors.CommandTimeout):  # their constructors want argv
-            kind = errors.SystemFault
+        if issubclass(kind, (errors.CommandFailed, errors.CommandTimeout)):
+            # their constructors compose the words from the argv; the published words are composed
+            # already, and the class alone decides the api's answer (a timeout is a 504)
+            told = kind.__new__(kind)
+            Exception.__init__(told, self.message)
+            raise told
         raise kind(self.message)
 
 
@@ -170,8 +173,14 @@ def _try(read: Callable[[], T]) -> T | Failure:
         return Failure.of(exc)
 
 
-def observe(gw: Gateway, files: Files, parts: Iterable[Part] = EVERY_PART) -> Observed:
-    """Read ``parts`` through the gateway (and files): the one place reads run their tools."""
+def observe(
+    gw: Gateway,
+    files: Files,
+    parts: Iterable[Part] = EVERY_PART,
+    services: Iterable[Backend] = tuple(Backend),
+) -> Observed:
+    """Read ``parts`` through the gateway (and files): the one place reads run their tools. ``services``:
+    the NFS servers whose systemd service to read (a caller that knows the chosen one reads it alone)."""
     wanted = set(parts)
     out = Observed()
     spaces: list[ZfsPoolSpace] | Failure | None = None
@@ -214,7 +223,7 @@ def observe(gw: Gateway, files: Files, parts: Iterable[Part] = EVERY_PART) -> Ob
     if Part.nfs in wanted:
         out.nfs = _nfs(gw)
     if Part.services in wanted:
-        out.services = {b: _try(partial(backends.service_state, gw, b)) for b in Backend}
+        out.services = {b: _try(partial(backends.service_state, gw, b)) for b in services}
     if Part.clock in wanted and chrony.uptime(files) is not None:  # no /proc/uptime: not an appliance
         clock = _try(lambda: chrony.tracking(gw))
         if isinstance(clock, Failure):

@@ -27,11 +27,17 @@ class NotRecorded(ToolMissing):
 class AnyRecordingRunner:
     """A Runner answering each argv with the recorded answers of that argv, in turn, from every recording."""
 
-    def __init__(self, recordings: list[dict[str, Any]]) -> None:
+    def __init__(self, recordings: list[dict[str, Any]], first: dict[str, Any] | None = None) -> None:
+        """``first``: a recording whose answers alone serve the argvs it holds, so that one machine's
+        state answers (its pools, then their disks' paths) and the others only fill what it lacks."""
         answers: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for entry in first["commands"] if first else []:
+            answers.setdefault(tuple(entry["argv"]), []).append(entry)
+        own = set(answers)
         for recording in recordings:
             for entry in recording["commands"]:
-                answers.setdefault(tuple(entry["argv"]), []).append(entry)
+                if tuple(entry["argv"]) not in own:
+                    answers.setdefault(tuple(entry["argv"]), []).append(entry)
         self._answers: dict[tuple[str, ...], Iterator[dict[str, Any]]] = {
             argv: itertools.cycle(entries) for argv, entries in answers.items()
         }

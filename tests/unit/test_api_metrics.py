@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from fixtures.appliance.replay import replay_log
+from fixtures.appliance.replay import load, replay_log
 from sqlalchemy import func, select
 from support.any_recording import AnyRecordingRunner, every_recording
 from support.api import client_for, logged_in, make_settings
@@ -159,9 +159,10 @@ def test_the_api_itself_samples_nothing_on_an_appliance(tmp_path: Path) -> None:
 
 def _service_tools(root: Path) -> tuple[Gateway, Files, AnyRecordingRunner]:
     """The service's tools: a pass observes more than the sampler's recording holds (disks, imports, the
-    NFS services), so every recorded answer serves; the files are the sampler's, pass by pass."""
+    NFS services), so the other recordings fill those in; what the sampler's recording holds answers from
+    it alone (its pools, then their disks' by-id paths), and the files are its own, pass by pass."""
     _, files, _ = replay_log("metrics_series", root)
-    runner = AnyRecordingRunner(every_recording())
+    runner = AnyRecordingRunner(every_recording(), first=load("metrics_series"))
     return Gateway(runner), files, runner
 
 

@@ -20,6 +20,7 @@ from appliance.control import disks, labels, pools
 from appliance.control.errors import DeviceInUse, InvalidName, NotFound, Refused
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
+from appliance.control.nfs.backends import Backend
 from appliance.control.observed import EVERY_PART, Part, observe
 from appliance.control.pools import ZfsPoolHealth
 
@@ -38,7 +39,7 @@ def _pages(
 
 def _to_the_refusals(tmp_path: Path) -> tuple[Gateway, Files, ReplayRunner, list[disks.Disk]]:
     gw, files, runner = replay("api_wipe", tmp_path)
-    observe(gw, files, EVERY_PART)  # the api's start
+    observe(gw, files, EVERY_PART, services=(Backend.ganesha,))  # the api's start (ganesha chosen)
     pools.create(gw, TANK)
     found, _ = _pages(gw, files, POOL_PARTS)
     return gw, files, runner, found

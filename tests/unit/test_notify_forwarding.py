@@ -81,10 +81,11 @@ class Flow:
 
 def test_the_recorded_flow_forwards_changes_refuses_and_stops(tmp_path: Path) -> None:
     flow = Flow(tmp_path)
+    started = len(flow.runner.calls)
     answers = api_flows.run(flow.client, STEPS)
     assert answers == flow.recording["api"]
     assert flow.runner.pending == []  # every recorded command ran, in its place
-    assert flow.runner.calls == [CHECK, RESTART, CHECK, RESTART, RESTART]
+    assert flow.runner.calls[started:] == [CHECK, RESTART, CHECK, RESTART, RESTART]
     assert [a["status"] for a in answers] == [200, 200, 200, 200, 422, 422, 200, 200, 200]
     assert answers[0]["body"]["syslog"]["forward_logs"] is False
     assert answers[3]["body"]["syslog"] == {
@@ -121,9 +122,10 @@ def test_a_restore_forwards_as_the_backup_says(tmp_path: Path) -> None:
     assert backup.status_code == 200, backup.text
 
     fresh, fresh_files, runner = appliance("fresh")
+    started = len(runner.calls)
     restore = {"file_base64": base64.b64encode(backup.content).decode(), "passphrase": PASSPHRASE}
     r = fresh.post("/api/backup/restore", json=restore)
     assert r.status_code == 200, r.text
     assert r.json()["not_restored"] == [] and r.json()["notify_restored"] is True
-    assert runner.calls == [CHECK, RESTART]
+    assert runner.calls[started:] == [CHECK, RESTART]
     assert fresh_files.read(rsyslog.DROP_IN) == source_files.read(rsyslog.DROP_IN) is not None

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from support.api import client_for, make_settings
 
+from api import errors as api_errors
 from api.alerts import service as alerts
 from api.alerts.schemas import Alert
 from api.state import poll, snapshot
 from api.state.snapshot import Published, Store
-from appliance.control.errors import NotFound, ServiceDown, SystemFault
+from appliance.control.errors import CommandFailed, CommandTimeout, NotFound, ServiceDown, SystemFault
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
 from appliance.control.observed import Failure, Observed, Part
@@ -122,6 +123,22 @@ def test_a_failed_part_raises_its_own_error_again() -> None:
         observed.pool("tank2")
     with pytest.raises(NotFound):
         observed.pool("tank3")
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        (CommandTimeout(["zpool", "status", "-j"], 30.0, ""), (504, "command_timeout")),
+        (CommandFailed(["zpool", "status", "-j"], 1, "no such pool"), (502, "system_fault")),
+    ],
+)
+def test_a_published_command_error_keeps_its_class_and_words(
+    error: SystemFault, status: tuple[int, str]
+) -> None:
+    failure = Failure.of(error)
+    with pytest.raises(type(error)) as raised:
+        failure.raise_()
+    assert str(raised.value) == str(error) and api_errors.lookup(raised.value) == status
 
 
 @pytest.mark.parametrize(
