@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from api.alerts.capacity import capacity_alert
 from api.alerts.certificate import certificate_alert
+from api.alerts.drift import drift_alerts
 from api.alerts.nfs_service import nfs_alert
 from api.alerts.samples import ARC_LOOKBACK, arc_alert, lun_alerts
 from api.alerts.schemas import Alert
@@ -26,6 +27,7 @@ from api.state.snapshot import Published
 from appliance.control.files import Files
 from appliance.control.observed import Observed, Part
 from appliance.control.pools import VdevHealth, ZfsPoolHealth
+from appliance.control.reconciled import Reconciled
 
 # OpenZFS prints SUSPENDED for a pool whose I/O failed under failmode=wait (the default).
 SUSPENDED = "SUSPENDED"
@@ -40,11 +42,12 @@ def derive(
     settings: Settings | None = None,
     files: Files | None = None,
     now: dt.datetime | None = None,
+    reconciled: list[Reconciled] | None = None,
 ) -> list[Alert]:
     """Every alert of the observed state, critical first; the sample alerts only with ``db``, the NFS
     server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve), the clock's with
-    ``files`` (where /proc/uptime tells an appliance, see api.alerts.timesync). The certificate's is not
-    among them: it is the api's own, read as it is asked for (``served``)."""
+    ``files`` (where /proc/uptime tells an appliance, see api.alerts.timesync), the drift's with the last
+    ``reconciled`` outcome of each noun (api.alerts.drift). The certificate's is not among them: it is the api's own, read as it is asked for (``served``)."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
     if Part.pools in observed.failures:
@@ -83,6 +86,7 @@ def derive(
                 found.append(nfs)
     if files is not None and (clock := timesync_alert(observed, files)) is not None:
         found.append(clock)
+    found += drift_alerts(reconciled or [])
     return _ordered(found)
 
 

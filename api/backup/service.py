@@ -372,11 +372,11 @@ def _iscsi(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> list
     return made
 
 
-def _tuning(files: Files, payload: Payload, done: _Progress) -> dict[str, int]:
+def _tuning(files: Files, settings: Settings, payload: Payload, done: _Progress) -> dict[str, int]:
     if not payload.tuning:
         return {}
     try:
-        tuning.apply(files, payload.tuning)
+        tuning.apply(files, settings, payload.tuning)
     except ControlError as err:
         done.lost("tuning", ",".join(sorted(payload.tuning)), str(err))
         return {}
@@ -421,7 +421,7 @@ def restore(
         done.lost(s.kind, s.name, f"not in the backup: {s.reason}")
     _storage(gw, payload.storage, done)
     applied = _nfs(payload, done)
-    with exports.CHANGES:  # no export change between the reconcile and the commit
+    with exports.changing(settings):  # no export change between the reconcile and the commit
         chosen = payload.nfs_backend or exports.backend(db, settings)
         if applied or exports.desired(db):
             backends.activate(gw, files, chosen, applied)
@@ -430,7 +430,7 @@ def restore(
         _settings(db, box, payload, applied, chosen.value)
         db.commit()
     targets = _iscsi(gw, files, payload, done)
-    tuned = _tuning(files, payload, done)
+    tuned = _tuning(files, settings, payload, done)
     _log_forwarding(gw, files, payload, done)
     tls = _certificate(settings, payload, by, done)
     log.info(

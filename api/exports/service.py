@@ -8,6 +8,7 @@ backend). One lock serialises changes, so two requests never reconcile at once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -21,6 +22,7 @@ from api.auth.service import now
 from api.exports.schemas import ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
 from api.exports.table import NfsExport, StorageSetting
 from api.settings import Settings
+from api.state import lock
 from api.state.snapshot import Published, required
 from appliance.control import datasets
 from appliance.control.errors import AlreadyExists, InvalidRequest, NotFound
@@ -34,8 +36,12 @@ from appliance.control.observed import NfsObserved, Observed, Part
 log = logging.getLogger(__name__)
 BACKEND_KEY = "nfs_backend"
 FIRST_ID = 101
-# Held by every change of the exports (and a restore) from reading the desired set to committing it.
-CHANGES = threading.Lock()
+
+
+def changing(settings: Settings) -> contextlib.AbstractContextManager[None]:
+    """Held by every change of what the NFS server serves, from reading the desired set to committing
+    it: the api's routes, a restore, and the poller's reconcile (another process)."""
+    return lock.held(settings.data_dir / "exports.lock")
 
 
 def backend(db: Session, settings: Settings) -> Backend:
@@ -138,7 +144,7 @@ def _store(db: Session, export: Export, row: NfsExport | None = None) -> None:
 
 def create(gw: Gateway, files: Files, db: Session, settings: Settings, body: ExportCreate) -> ExportView:
     """Check, look the dataset up, reconcile the backend with the new set, then store the export."""
-    with CHANGES:
+    with changing(settings):
         exports = desired(db)
         _refuse_duplicate(exports, body.dataset, body.clients)
         taken = {e.export_id for e in exports}
@@ -168,7 +174,7 @@ def update(
     gw: Gateway, files: Files, db: Session, settings: Settings, export_id: int, body: ExportUpdate
 ) -> ExportView:
     """New hosts, protocol or port rule for an export; the backend reconciled before the change is stored."""
-    with CHANGES:
+    with changing(settings):
         row = _get(db, export_id)
         exports = desired(db)
         changes: dict[str, Any] = {"clients": body.clients}
@@ -190,7 +196,7 @@ def update(
 
 def delete(gw: Gateway, files: Files, db: Session, settings: Settings, export_id: int) -> None:
     """Stop exporting; the dataset and its data stay."""
-    with CHANGES:
+    with changing(settings):
         row = _get(db, export_id)
         backends.reconcile(
             gw, files, backend(db, settings), [e for e in desired(db) if e.export_id != export_id]
@@ -226,7 +232,7 @@ def state(published: Published | None, files: Files, db: Session, settings: Sett
 
 def set_backend(gw: Gateway, files: Files, db: Session, settings: Settings, chosen: Backend) -> NfsState:
     """Switch the appliance's NFS server (or re-assert the current one): the other emptied and stopped."""
-    with CHANGES:
+    with changing(settings):
         exports = desired(db)
         backends.activate(gw, files, chosen, exports)
         row = db.get(StorageSetting, BACKEND_KEY)
@@ -258,7 +264,7 @@ def start(app_state: Any) -> threading.Thread | None:
 
 
 def _start(app_state: Any) -> None:
-    with CHANGES, app_state.sessionmaker() as db:
+    with changing(app_state.settings), app_state.sessionmaker() as db:
         chosen, exports = backend(db, app_state.settings), desired(db)
         changes = backends.activate(app_state.storage_gateway, app_state.storage_files, chosen, exports)
     log.info("NFS backend %s serves %d exports (%s)", chosen, len(exports), changes)

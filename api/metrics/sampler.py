@@ -1,5 +1,6 @@
 """The state poller and sampler: every interval, observe the appliance once, publish its state, and
-store its cumulative counters as one row.
+store its cumulative counters as one row; at the first pass and every RECONCILE_EVERY after, first bring
+the appliance back to its desired state (api.state.reconcile).
 
 One pass observes the pools (``zpool list``, each pool's ``zpool status -j``: which vdevs are data, log
 or cache), their datasets (``zfs get -r``: space and compression), what ganesha serves with its
@@ -29,13 +30,14 @@ from api import db
 from api.metrics import store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.settings import Settings
-from api.state import poll
+from api.state import poll, reconcile
 from api.state.snapshot import Published, Store
 from appliance.control import datasets, metrics
 from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import knfsd
 from appliance.control.observed import EVERY_PART, Observed, Part, observe
+from appliance.control.reconciled import Reconciled
 
 log = logging.getLogger("api.metrics.sampler")  # the same name when run as the service's __main__
 
@@ -152,14 +154,29 @@ class Sampler:
         self._thread: threading.Thread | None = None
 
     def publish(self) -> Published | None:
-        """Observe the appliance and publish its state (api.state); None (logged) when that failed."""
+        """Reconcile (the first pass, then every RECONCILE_EVERY), observe the appliance and publish its
+        state (api.state); None (logged) when that failed."""
         parts = EVERY_PART if self.passes % poll.SLOW_EVERY == 0 else poll.EVERY_PASS
+        due = self.passes % reconcile.RECONCILE_EVERY == 0
         self.passes += 1
         try:
-            return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, parts)
+            reconciled = self.reconcile() if due else None
+            return poll.refresh(
+                self.snapshot, self.gw, self.files, self.factory, self.settings, parts, reconciled
+            )
         except Exception:  # one bad pass must not end the polling
             log.exception("state not published; next pass in %.0f s", self.interval)
             return None
+
+    def reconcile(self) -> list[Reconciled]:
+        """Every noun reconciled, what converged and what could not logged."""
+        outcomes = reconcile.everything(self.gw, self.files, self.factory, self.settings)
+        for outcome in outcomes:
+            if outcome.changes:
+                log.warning("%s drifted and converged: %s", outcome.noun.value, "; ".join(outcome.changes))
+            if outcome.failure is not None:
+                log.error("%s not converged: %s", outcome.noun.value, outcome.failure.message)
+        return outcomes
 
     def run_once(self) -> Sample | None:
         """Publish the state, then take, store and prune one sample from it; None (logged) when the

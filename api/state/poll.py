@@ -23,6 +23,7 @@ from api.storage import presence
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.observed import EVERY_PART, Observed, Part, observe
+from appliance.control.reconciled import Reconciled
 
 log = logging.getLogger(__name__)
 # Parts a pass of the poller reads every time; the rest (imports: zpool import reads every disk's
@@ -38,8 +39,10 @@ def refresh(
     factory: sessionmaker[Session],
     settings: Settings,
     parts: Iterable[Part] = EVERY_PART,
+    reconciled: list[Reconciled] | None = None,
 ) -> Published:
-    """Observe ``parts``, merge them into the published state, derive its alerts and publish it."""
+    """Observe ``parts``, merge them into the published state, derive its alerts and publish it;
+    ``reconciled``: a reconcile's outcome, published in place of the last one."""
     wanted = frozenset(parts)
     with store.writing():
         with factory() as db:
@@ -49,12 +52,19 @@ def refresh(
         state = (
             before.observed.merged(seen, wanted) if before is not None else Observed().merged(seen, wanted)
         )
+        if reconciled is None:
+            reconciled = before.reconciled if before is not None else []
         with factory() as db:
-            found = alerts.derive(state, db, settings, files)
+            found = alerts.derive(state, db, settings, files, reconciled=reconciled)
         taken = now()
         polled = taken if wanted >= EVERY_PASS else (before.polled_at if before is not None else None)
         published = Published(
-            boot_id=boot_id(), taken_at=taken, polled_at=polled, observed=state, alerts=found
+            boot_id=boot_id(),
+            taken_at=taken,
+            polled_at=polled,
+            observed=state,
+            alerts=found,
+            reconciled=reconciled,
         )
         store.write(published)
     return published

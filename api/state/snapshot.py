@@ -13,11 +13,9 @@ started): it is not served, and the first pass after boot publishes anew.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import functools
 import os
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,7 +23,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from api.alerts.schemas import Alert
 from api.errors import StateNotPublished
+from api.state import lock
 from appliance.control.observed import Observed
+from appliance.control.reconciled import Reconciled
 
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 VERSION = 1
@@ -42,6 +42,9 @@ class Published(BaseModel):
     )
     observed: Observed = Field(description="the observed state, part by part")
     alerts: list[Alert] = Field(default_factory=list, description="alerts of the observed state and samples")
+    reconciled: list[Reconciled] = Field(
+        default_factory=list, description="the last reconcile of each noun (api.state.reconcile)"
+    )
 
 
 @functools.cache  # a process lives in one boot
@@ -85,16 +88,9 @@ class Store:
             return None
         return found if found.version == VERSION else None
 
-    @contextlib.contextmanager
-    def writing(self) -> Iterator[None]:
-        """Hold the writers' lock (threads and processes alike: one open file each, flock)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # releases the lock
+    def writing(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the writers' lock (threads and processes alike, api.state.lock)."""
+        return lock.held(self.path.with_suffix(".lock"))
 
     def write(self, published: Published) -> None:
         """Replace the snapshot (inside :meth:`writing`)."""

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 from zfs_tuning import calculator, profiles
 from zfs_tuning.schema import Profile
 
+from api.deps import AppSettings
 from api.storage.deps import Fs
 from api.storage.routes import REFUSED
 from api.tuning import service
@@ -34,6 +35,6 @@ def get_parameters(fs: Fs) -> list[Parameter]:
 
 
 @router.put("/parameters", responses=REFUSED)
-def put_parameters(body: ParametersUpdate, fs: Fs) -> Applied:
+def put_parameters(body: ParametersUpdate, fs: Fs, settings: AppSettings) -> Applied:
     """Apply module parameters live where they differ and persist the whole set in modprobe.d."""
-    return service.apply(fs, body.params)
+    return service.apply(fs, settings, body.params)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+
+from api.settings import Settings
+from api.state import lock
 from api.tuning.schemas import Parameter
 from appliance.control import modparams
 from appliance.control.errors import InvalidName
@@ -31,10 +35,17 @@ def parameters(files: Files) -> list[Parameter]:
     return out
 
 
-def apply(files: Files, params: dict[str, int]) -> modparams.Applied:
+def changing(settings: Settings) -> contextlib.AbstractContextManager[None]:
+    """Held by every change of the module parameters: the api's, a restore's and the poller's reconcile
+    (another process), so a reconcile never sets the values of a plan being replaced."""
+    return lock.held(settings.data_dir / "tuning.lock")
+
+
+def apply(files: Files, settings: Settings, params: dict[str, int]) -> modparams.Applied:
     """Apply live and persist; a bad or unknown name is refused before any value is written."""
     for name in params:
         if not modparams.NAME.fullmatch(name):
             raise InvalidName(f"not a zfs module parameter name: {name!r}")
         modparams.current(files, name)  # NotFound for a parameter this zfs does not have
-    return modparams.apply(files, params)
+    with changing(settings):
+        return modparams.apply(files, params)

@@ -12,7 +12,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from appliance.control.errors import InvalidName, NotFound
+from appliance.control.errors import InvalidName, NotFound, SystemFault
 from appliance.control.files import Files
 
 SYSFS = "/sys/module/zfs/parameters"
@@ -45,9 +45,9 @@ def render(params: dict[str, int], header: str = HEADER) -> str:
     return f"{header}options zfs {words}\n"
 
 
-def persisted(files: Files) -> dict[str, int]:
-    """The values the tuning plan's modprobe.d file sets at module load."""
-    text = files.read(MODPROBE) or ""
+def persisted(files: Files, path: str = MODPROBE) -> dict[str, int]:
+    """The values a modprobe.d file (the tuning plan's unless told) sets at module load."""
+    text = files.read(path) or ""
     lines = [line.split()[2:] for line in text.splitlines() if line.startswith("options zfs ")]
     return {m[1]: int(m[2]) for words in lines for w in words if (m := OPTION.fullmatch(w))}
 
@@ -71,6 +71,23 @@ def apply(files: Files, params: dict[str, int], path: str = MODPROBE, header: st
             files.poke(f"{SYSFS}/{name}", f"{int(value)}\n")
             changed[name] = int(value)
     return Applied(changed_live=changed, persisted=files.write(path, render(params, header)))
+
+
+def converge(files: Files) -> list[str]:
+    """The values in effect brought back to what modprobe.d sets at module load (the tuning plan's over
+    the device wait's): one changed by hand is set again, and said. Neither file is written."""
+    wanted = {**persisted(files, DEVICES), **persisted(files)}
+    done = []
+    for name, value in sorted(wanted.items()):
+        live = current(files, name)
+        if live == value:
+            continue
+        try:
+            files.poke(f"{SYSFS}/{name}", f"{value}\n")
+        except OSError as exc:  # EINVAL: out of the module's range for this value of another parameter
+            raise SystemFault(f"the zfs module refused {name}={value}: {exc.strerror or exc}") from exc
+        done.append(f"{name} set to {value} (was {live})")
+    return done
 
 
 def hold_device_wait(files: Files) -> Applied:

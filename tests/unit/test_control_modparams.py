@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from appliance.control import modparams
-from appliance.control.errors import InvalidName, NotFound
+from appliance.control.errors import InvalidName, NotFound, SystemFault
 from appliance.control.files import LocalFiles
 
 PREFIXES = ("zfs", "l2arc", "zil", "spa", "metaslab", "zio", "dbuf", "vdev")
@@ -174,3 +174,47 @@ def test_the_plan_s_device_wait_stands(files: LocalFiles) -> None:
     assert files.read(DEVICES) is None
     assert files.read(sysfs("zfs_vdev_open_timeout_ms")) == "30000\n"
     assert modparams.hold_device_wait(files).persisted is False
+
+
+# --- converge: the values in effect brought back to modprobe.d's -------------------------------------
+
+
+def test_a_value_changed_by_hand_is_set_again_and_said(files: LocalFiles) -> None:
+    modparams.apply(files, {"zfs_txg_timeout": 10, "zfs_arc_max": 4096})
+    files.write(sysfs("zfs_txg_timeout"), "5\n")  # an admin's echo into sysfs
+    plan = files.read(MODPROBE)
+    assert modparams.converge(files) == ["zfs_txg_timeout set to 10 (was 5)"]
+    assert files.read(sysfs("zfs_txg_timeout")) == "10\n"
+    assert files.read(MODPROBE) == plan  # the desired state is read, never written
+    assert modparams.converge(files) == []  # converged: nothing more to do
+
+
+def test_the_tuning_plan_wins_over_the_device_wait_and_both_converge(files: LocalFiles) -> None:
+    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 10_000, "zfs_arc_max": 1}, DEVICES, "# h\n")
+    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 30_000})
+    files.write(sysfs("zfs_arc_max"), "0\n")
+    assert modparams.converge(files) == ["zfs_arc_max set to 1 (was 0)"]  # the plan's 30000 in effect
+    assert modparams.current(files, "zfs_vdev_open_timeout_ms") == 30_000
+
+
+def test_nothing_stored_converges_nothing(files: LocalFiles) -> None:
+    files.write(sysfs("zfs_txg_timeout"), "5\n")
+    assert modparams.converge(files) == []
+    assert files.read(sysfs("zfs_txg_timeout")) == "5\n"
+
+
+def test_a_stored_parameter_this_module_lacks_is_a_typed_error(files: LocalFiles) -> None:
+    files.write(MODPROBE, modparams.render({"zfs_gone_in_this_release": 1}))
+    with pytest.raises(NotFound, match="zfs_gone_in_this_release"):
+        modparams.converge(files)
+
+
+def test_a_value_the_module_refuses_is_a_typed_error(files: LocalFiles, tmp_path: Path) -> None:
+    """The refusal is the kernel's own: the parameter's file is a read-only sysfs attribute of this
+    host, which a write fails with EACCES even as root (kernfs checks the mode itself)."""
+    files.write(MODPROBE, modparams.render({"zfs_txg_timeout": 0}))  # the seqnum is never 0 after boot
+    at = tmp_path / sysfs("zfs_txg_timeout").lstrip("/")
+    at.unlink()
+    at.symlink_to("/sys/kernel/uevent_seqnum")
+    with pytest.raises(SystemFault, match="the zfs module refused zfs_txg_timeout=0: Permission denied"):
+        modparams.converge(files)

@@ -353,6 +353,28 @@ def test_knfsd_reconcile_updates_and_removes_only_its_own_files(tmp_path: Path) 
     assert not v41.changed and v41.restart_needed and runner.calls == [["exportfs", "-ra"]]
 
 
+def test_knfsd_converging_leaves_nfs_conf_to_the_api(tmp_path: Path) -> None:
+    """A timer's reconcile (config false) writes the export lines, never nfs.conf: versions are a
+    restart's, which only a change through the api may cost."""
+    runner = TimedReplay(load("knfsd"))
+    gw, files = Gateway(runner), LocalFiles(tmp_path)
+    files.write(knfsd.NFS_CONF, "# an admin's own\n")
+    done = knfsd.reconcile(gw, files, [export(export_id=102)], config=False)
+    assert done.added == [102] and not done.restart_needed
+    assert files.read(knfsd.NFS_CONF) == "# an admin's own\n"
+    assert runner.calls == [["exportfs", "-ra"]]
+
+
+def test_ganesha_converging_leaves_its_main_config_to_the_api(tmp_path: Path) -> None:
+    runner = TimedReplay(load("ganesha"))
+    files = LocalFiles(tmp_path)
+    files.write(ganesha.MAIN_CONF, "# an admin's own\n")
+    done = ganesha.reconcile(Gateway(runner), files, [export()], config=False)
+    assert done.added == [101] and not done.restart_needed
+    assert files.read(ganesha.MAIN_CONF) == "# an admin's own\n"
+    assert files.read(EXPORT_101) == ganesha.render_export(export())
+
+
 def test_knfsd_paths_are_read_from_its_own_files_only(tmp_path: Path) -> None:
     files = LocalFiles(tmp_path)
     files.write("/etc/exports.d/other.exports", '"/srv" 10.0.0.1(ro)\n')

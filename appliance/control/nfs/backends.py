@@ -82,6 +82,15 @@ def reconcile(gw: Gateway, files: Files, backend: Backend, desired: list[Export]
     return changes
 
 
+def converge(gw: Gateway, files: Files, backend: Backend, desired: list[Export]) -> Changes:
+    """Bring the running ``backend``'s export set back to ``desired`` (an export ganesha lost, a file
+    edited or removed by hand), and nothing else: the server's config and its service are set at the api's
+    start and by each change, which a timer must not redo (a restart stalls every datastore)."""
+    if backend is Backend.ganesha:
+        return ganesha.reconcile(gw, files, desired, config=False)
+    return knfsd.reconcile(gw, files, desired, config=False)
+
+
 def retire(gw: Gateway, files: Files, backend: Backend) -> None:
     """Empty ``backend`` of arcvsa's exports, then stop and disable its service."""
     if backend is Backend.knfsd:

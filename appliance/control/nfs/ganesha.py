@@ -187,10 +187,11 @@ def _managed_ids(files: Files) -> set[int]:
     return ids
 
 
-def reconcile(gw: Gateway, files: Files, desired: list[Export]) -> Changes:
-    """Make ganesha export exactly ``desired``: remove stale, update changed, add missing; no restart."""
+def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool = True) -> Changes:
+    """Make ganesha export exactly ``desired``: remove stale, update changed, add missing; no restart.
+    ``config``: write the main config too (not on a timer: see backends.converge)."""
     check_set(desired)
-    changes = Changes(restart_needed=files.write(MAIN_CONF, render_main()))
+    changes = Changes(restart_needed=config and files.write(MAIN_CONF, render_main()))
     running = {e.export_id for e in live(gw)}
     wanted = {e.export_id: e for e in desired}
     for export_id in sorted(_managed_ids(files) - set(wanted)):

@@ -42,8 +42,9 @@ def render_nfs_conf(exports: list[Export]) -> str:
     return f"{HEADER}[nfsd]\nvers2=n\nvers3={v3}\nvers4={v4}\nvers4.0=n\nvers4.1={v4}\nvers4.2=n\n[mountd]\nport=20048\n[lockd]\nport=32803\nudp-port=32803\n"
 
 
-def reconcile(gw: Gateway, files: Files, desired: list[Export]) -> Changes:
-    """Make the kernel server export exactly ``desired``; re-export only when a file changed."""
+def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool = True) -> Changes:
+    """Make the kernel server export exactly ``desired``; re-export only when a file changed.
+    ``config``: write nfs.conf too (not on a timer: see backends.converge)."""
     check_set(desired)
     changes = Changes()
     wanted = {e.export_id: e for e in desired}
@@ -61,7 +62,7 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export]) -> Changes:
         existed = files.read(export_file(export_id)) is not None
         if files.write(export_file(export_id), render_export(export)):
             (changes.updated if existed else changes.added).append(export_id)
-    changes.restart_needed = files.write(NFS_CONF, render_nfs_conf(desired))
+    changes.restart_needed = config and files.write(NFS_CONF, render_nfs_conf(desired))
     if changes.changed:
         gw.run(["exportfs", "-ra"], timeout=60)
     return changes

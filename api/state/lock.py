@@ -1,0 +1,26 @@
+"""An exclusive lock shared by the api's threads and the poller's process: one flock per holder.
+
+flock locks an open file, not a process, so each holder opens the lock file anew: two threads of one
+process wait for each other as two processes do. The kernel drops the lock with the holder's file, so a
+holder that dies (a power cut, a kill) never leaves it taken.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def held(path: Path) -> Iterator[None]:
+    """Hold the lock named by ``path`` (created, 0600, with its directory) until the block ends."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

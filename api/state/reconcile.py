@@ -1,0 +1,51 @@
+"""Bring the appliance to its desired state: each noun's reconciler given what is stored for it (the
+exports' rows in SQLite; the module parameters' modprobe.d files, which the module also loads at boot).
+
+The poller runs this at its first pass (boot) and every RECONCILE_EVERY passes after; the api's routes
+reconcile the noun they change before they store it. The outcome is published with the state, and a noun
+that could not be converged raises an alert until a later reconcile converges it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from api.exports import service as exports
+from api.settings import Settings
+from api.state.snapshot import now
+from api.tuning import service as tuning
+from appliance.control import modparams
+from appliance.control.files import Files
+from appliance.control.gateway import Gateway
+from appliance.control.nfs import backends
+from appliance.control.reconciled import Noun, Reconciled, attempt
+
+RECONCILE_EVERY = 6  # passes of the poller: a minute at its default interval
+
+
+def nfs_exports(gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings) -> list[str]:
+    """The chosen NFS server's export set back to the stored exports (backends.converge)."""
+    with exports.changing(settings), factory() as db:  # the desired set read after any change committed
+        chosen = exports.backend(db, settings)
+        done = backends.converge(gw, files, chosen, exports.desired(db))
+    return [
+        *(f"export {i} added to {chosen.value}" for i in done.added),
+        *(f"export {i} updated in {chosen.value}" for i in done.updated),
+        *(f"export {i} removed from {chosen.value}" for i in done.removed),
+    ]
+
+
+def zfs_parameters(files: Files, settings: Settings) -> list[str]:
+    """The module parameters in effect back to modprobe.d's, their desired state (modparams.converge)."""
+    with tuning.changing(settings):
+        return modparams.converge(files)
+
+
+def everything(
+    gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings
+) -> list[Reconciled]:
+    """Reconcile every noun, each on its own: one that fails does not keep the others from converging."""
+    return [
+        attempt(Noun.nfs_exports, now, lambda: nfs_exports(gw, files, factory, settings)),
+        attempt(Noun.zfs_parameters, now, lambda: zfs_parameters(files, settings)),
+    ]
