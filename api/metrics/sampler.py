@@ -1,6 +1,7 @@
 """The state poller and sampler: every interval, observe the appliance once, publish its state, and
 store its cumulative counters as one row; at the first pass and every RECONCILE_EVERY after, first bring
-the appliance back to its desired state (api.state.reconcile).
+the appliance back to its desired state (api.state.reconcile). A ZFS event (appliance.control.zed) wakes
+it between passes to publish the pools at once.
 
 One pass observes the pools (``zpool list``, each pool's ``zpool status -j``: which vdevs are data, log
 or cache), their datasets (``zfs get -r``: space and compression), what ganesha serves with its
@@ -20,6 +21,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +34,8 @@ from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, Lu
 from api.settings import Settings
 from api.state import poll, reconcile
 from api.state.snapshot import Published, Store
-from appliance.control import datasets, metrics
+from appliance.control import datasets, metrics, zed
+from appliance.control.errors import ControlError
 from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import knfsd
@@ -78,6 +81,12 @@ def _nfs(observed: Observed, files: Files, sample: Sample) -> None:
 
 # What a sample is made of, besides files: the pools, their datasets and what ganesha serves.
 SAMPLED = (Part.pools, Part.datasets, Part.nfs)
+# What a ZFS event can change (importable pools stay the timer's: zpool import reads every disk's
+# labels), how often the poller looks for one between its passes, and the least time between two passes
+# events start.
+EVENT_PARTS = (Part.pools, Part.datasets, Part.disks)
+EVENT_LOOK = 1.0
+EVENT_GAP = 2.0
 
 
 def collect(gw: Gateway, files: Files, observed: Observed, now: datetime | None = None) -> Sample:
@@ -195,11 +204,34 @@ class Sampler:
             return None
         return sample
 
+    def on_event(self, event: str) -> Published | None:
+        """A ZFS event's pass: the pools, their datasets and the disks published at once (neither
+        sampled nor counted: the timer's passes keep their cadence); None (logged) when that failed."""
+        log.info("ZFS event %s: publishing the pools", event)
+        try:
+            return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, EVENT_PARTS)
+        except Exception:  # as a pass's
+            log.exception("state not published after ZFS event %s", event)
+            return None
+
     def _loop(self) -> None:
-        while True:
+        while not self._stop.is_set():
+            due = time.monotonic() + self.interval
+            seen = zed.last_event(self.files)
             self.run_once()
-            if self._stop.wait(self.interval):
-                return
+            while (event := self._wait(due, seen)) is not None:
+                seen = event
+                self.on_event(event)
+                self._stop.wait(EVENT_GAP)  # a burst of events (a flapping disk): one pass per gap
+
+    def _wait(self, due: float, seen: str | None) -> str | None:
+        """Until ``due`` (monotonic) or a stop, None; a ZFS event other than ``seen`` first, the event."""
+        while (left := due - time.monotonic()) > 0:
+            if self._stop.wait(min(left, EVENT_LOOK)):
+                return None
+            if (event := zed.last_event(self.files)) != seen and event is not None:
+                return event
+        return None
 
     def start(self) -> None:
         """Start sampling (the first sample right away)."""
@@ -247,6 +279,10 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
         while not db.at_head(engine):
             if stop.wait(1.0):
                 return 0
+    try:
+        zed.hold_zedlet(gw, files)
+    except ControlError as err:  # the timer's passes still publish every interval
+        log.error("ZFS events will not wake the poller: %s", err)
     log.info("sampling every %.0f s, keeping %d samples", sampler.interval, sampler.keep)
     sampler.start()
     stop.wait()

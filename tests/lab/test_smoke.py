@@ -304,3 +304,30 @@ def test_drift_by_hand_is_converged_by_the_poller(booted: BootedAppliance) -> No
     assert status == 200 and not [a for a in alerts if a["key"].startswith("reconcile/")], alerts
     status, _ = api.request("DELETE", f"/api/storage/exports/{export_id}", token=token)
     assert status == 204
+
+
+def test_a_zfs_event_wakes_the_poller(booted: BootedAppliance) -> None:
+    """The poller put its zedlet in place (root's, 0755, as ZED requires), and a scrub's end, a ZFS
+    event, has the pools published between the poller's passes. Runs on the pool the NFS test made."""
+    vm = booted.vm
+    assert vm.ssh(["stat", "-c", "%a %U", "/etc/zfs/zed.d/all-arcvsa-wake.sh"]).strip() == "755 root"
+
+    def scan() -> dict[str, object]:
+        published = json.loads(vm.ssh(["cat", "/var/lib/arcvsa/state.json"]))
+        [tank] = [p for p in published["observed"]["pools"] if p["name"] == "tank"]
+        return tank["scan"] or {}
+
+    before = scan().get("end_time")
+    since = vm.ssh(["date", "-u", "+%Y-%m-%d %H:%M:%S"]).strip()
+    vm.ssh(["zpool", "scrub", "-w", "tank"], timeout=300)
+    ended = time.monotonic()
+    deadline = ended + 60
+    while (done := scan()).get("state") != "FINISHED" or done.get("end_time") == before:
+        assert time.monotonic() < deadline, done
+        time.sleep(0.5)
+    print(f"\nthe scrub's end published {time.monotonic() - ended:.1f} s after zpool returned")
+    woken = re.compile(r"ZFS event \d+ scrub_finish: publishing the pools")
+    journal = ["journalctl", "-u", "arcvsa-metrics.service", "--since", since, "-o", "cat"]
+    while not woken.search(said := vm.ssh(journal)):  # after a pass under way, if one was
+        assert time.monotonic() < deadline, said
+        time.sleep(1)

@@ -19,6 +19,7 @@ from support.api import client_for, logged_in, make_settings
 from api.metrics import sampler, store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.state.snapshot import Store
+from appliance.control import zed
 from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
 
@@ -162,6 +163,7 @@ def _service_tools(root: Path) -> tuple[Gateway, Files, AnyRecordingRunner]:
     NFS services), so the other recordings fill those in; what the sampler's recording holds answers from
     it alone (its pools, then their disks' by-id paths), and the files are its own, pass by pass."""
     _, files, _ = replay_log("metrics_series", root)
+    files.write(zed.ZEDLET, zed.ZEDLET_TEXT, mode=0o755)  # as the poller's first start left it
     runner = AnyRecordingRunner(every_recording(), first=load("metrics_series"))
     return Gateway(runner), files, runner
 
@@ -234,3 +236,34 @@ def test_a_failing_pass_is_logged_and_sampling_goes_on(
         s.stop()
     assert not s.running and _rows(client) >= 1
     assert sum("metrics sample failed" in r.message for r in caplog.records) >= 2
+
+
+def test_a_zfs_event_publishes_the_pools_between_passes(
+    tmp_path: Path, client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    gw, files, runner = _service_tools(tmp_path / "root")
+    state = client.app.state  # type: ignore[attr-defined]
+    s = sampler.Sampler(gw, files, state.sessionmaker, state.settings, interval=60.0, keep=10)
+    snapshot = Store(state.settings.state_file)
+    with caplog.at_level(logging.INFO, logger="api.metrics.sampler"):
+        s.start()
+        deadline = time.monotonic() + 10
+        while _rows(client) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = snapshot.read()
+        assert first is not None and _rows(client) == 1 and s.passes == 1
+        ran = len(runner.calls)
+        files.write(zed.EVENT, "8 statechange\n")  # what the zedlet leaves for a vdev's new state
+        deadline = time.monotonic() + 10
+        while (now := snapshot.read()) is None or now.taken_at == first.taken_at:
+            assert time.monotonic() < deadline, "no pass after the event"
+            time.sleep(0.05)
+        stopped = time.monotonic()
+        s.stop()
+    assert time.monotonic() - stopped < 5  # a stop ends the wait at once, not at the next pass
+    assert "ZFS event 8 statechange: publishing the pools" in caplog.text
+    assert s.passes == 1 and _rows(client) == 1  # the event's pass is not a sample, nor counted
+    evented = runner.calls[ran:]
+    assert ["zpool", "list", "-j", "--json-int"] in evented
+    assert not [c for c in evented if c[-1].endswith("ShowExports")]  # pools, datasets, disks only
+    assert now.polled_at == first.polled_at  # not a full pass: the stale alert still counts from it
