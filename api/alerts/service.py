@@ -47,7 +47,8 @@ def derive(
     """Every alert of the observed state, critical first; the sample alerts only with ``db``, the NFS
     server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve), the clock's with
     ``files`` (where /proc/uptime tells an appliance, see api.alerts.timesync), the drift's with the last
-    ``reconciled`` outcome of each noun (api.alerts.drift). The certificate's is not among them: it is the api's own, read as it is asked for (``served``)."""
+    ``reconciled`` outcome of each noun (api.alerts.drift). The certificate's is not among them: it is
+    the api's own, read as it is asked for (``served``)."""
     now = now or dt.datetime.now(dt.UTC)
     found: list[Alert] = []
     if Part.pools in observed.failures:

@@ -216,16 +216,16 @@ class Sampler:
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            due = time.monotonic() + self.interval
             seen = zed.last_event(self.files)
             self.run_once()
+            due = time.monotonic() + self.interval  # after the pass: a slow one never runs back to back
             while (event := self._wait(due, seen)) is not None:
                 seen = event
                 self.on_event(event)
                 self._stop.wait(EVENT_GAP)  # a burst of events (a flapping disk): one pass per gap
 
     def _wait(self, due: float, seen: str | None) -> str | None:
-        """Until ``due`` (monotonic) or a stop, None; a ZFS event other than ``seen`` first, the event."""
+        """The first ZFS event other than ``seen`` before ``due`` (monotonic); None at ``due`` or a stop."""
         while (left := due - time.monotonic()) > 0:
             if self._stop.wait(min(left, EVENT_LOOK)):
                 return None
