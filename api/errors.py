@@ -99,7 +99,6 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     app.ApplianceRequestRefused: (422, "appliance_refused"),
     app.ApplianceUnreachable: (422, "appliance_unreachable"),
     app.ApplianceCertificateMismatch: (422, "appliance_certificate_mismatch"),
-    health.ApplianceCertificateChanged: (422, "appliance_certificate_mismatch"),
     app.ApplianceBadAnswer: (422, "appliance_bad_answer"),
     health.ApplianceUnhealthy: (422, "appliance_unhealthy"),
     app.ApplianceApiError: (422, "appliance_error"),
@@ -169,10 +168,7 @@ def _body(exc: Exception, code: str) -> dict[str, Any]:
     body: dict[str, Any] = {"detail": str(exc), "code": code, "field": getattr(exc, "field", None)}
     if isinstance(
         exc,
-        vc.CertificateUntrusted
-        | vc.ThumbprintMismatch
-        | app.ApplianceCertificateMismatch
-        | health.ApplianceCertificateChanged,
+        vc.CertificateUntrusted | vc.ThumbprintMismatch | app.ApplianceCertificateMismatch,
     ):
         body["thumbprint"] = exc.thumbprint
     if isinstance(exc, vc.NameCollision):

@@ -220,7 +220,7 @@ def ensure(root: Path, *, source_line: str | None = None) -> Toolchain:
         mmdebstrap_argv(line, root),
         timeout=MMDEBSTRAP_TIMEOUT,
         log=log,
-        env=dict(os.environ, LC_ALL="C.UTF-8"),
+        env={"LC_ALL": "C.UTF-8"},  # added to this process's environment
     )
     release_mounts(root, log)
     chain = Toolchain(root)

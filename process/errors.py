@@ -28,7 +28,7 @@ class ProcessError(Exception):
 
 
 class ToolNotFound(ProcessError):
-    """The program is not installed (or not executable) on this machine."""
+    """The program is not installed on this machine (no such file on PATH)."""
 
     def __init__(self, argv: Sequence[str]) -> None:
         super().__init__(argv, f"{argv[0]} is not installed on this machine")

@@ -65,13 +65,13 @@ def first_contact(endpoint: str, timeout: float, name: str = "") -> str:
     host, port = split_endpoint(endpoint)
     try:
         return fetch_certificate(host, port, timeout).thumbprint_sha256
-    except VCenterError as exc:  # the shared certificate reader speaks of vCenter: say appliance
-        raise appliance_fault(exc.__cause__ or exc, name or endpoint, endpoint) from exc
+    except VCenterError as fault:  # the shared certificate reader speaks of vCenter: say appliance
+        raise appliance_fault(fault, fault.__cause__ or fault, name or endpoint, endpoint) from fault
 
 
-def appliance_fault(exc: BaseException, name: str, endpoint: str) -> ApplianceApiError:
-    """The appliance fault for a socket, TLS or HTTP failure talking to the api of `name` at `endpoint`."""
-    fault = exc if isinstance(exc, VCenterError) else translate_transport_error(exc, endpoint)
+def appliance_fault(fault: VCenterError, exc: BaseException, name: str, endpoint: str) -> ApplianceApiError:
+    """The appliance fault for a socket, TLS or HTTP failure (``exc``, translated as ``fault`` by the
+    shared transport translation) talking to the api of `name` at `endpoint`."""
     if isinstance(fault, ThumbprintMismatch):
         return ApplianceCertificateMismatch(
             f"{name}: its api at {endpoint} presented a certificate with SHA-256 {fault.thumbprint}, not the "
@@ -86,7 +86,7 @@ def appliance_fault(exc: BaseException, name: str, endpoint: str) -> ApplianceAp
             "hold this address or port: correct the appliance's api address in the plan, then resume."
         )
     return ApplianceUnreachable(
-        f"{name}: its api at {endpoint} cannot be reached ({fault or exc}). Check that the appliance VM is "
+        f"{name}: its api at {endpoint} cannot be reached ({fault}). Check that the appliance VM is "
         "powered on and that this machine can reach that address, then resume."
     )
 
@@ -129,9 +129,10 @@ class ApplianceApi:
             response = conn.getresponse()
             raw = response.read()
         except Exception as exc:
-            if translate_transport_error(exc, self.endpoint) is None:
+            fault = translate_transport_error(exc, self.endpoint)
+            if fault is None:
                 raise
-            raise appliance_fault(exc, self.name, self.endpoint) from exc
+            raise appliance_fault(fault, exc, self.name, self.endpoint) from exc
         finally:
             conn.close()
         try:

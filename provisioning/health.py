@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from provisioning import cancel
 from provisioning.appliance_api import split_endpoint
-from provisioning.appliance_errors import ApplianceApiError
+from provisioning.appliance_errors import ApplianceApiError, ApplianceCertificateMismatch
 from provisioning.certificate import PinMismatch, fetch_certificate, pinned_context
 from provisioning.errors import VCenterError
 from provisioning.plan import ApplianceSpec
@@ -59,16 +59,6 @@ class NotAnAppliance(ApplianceUnhealthy):
     """Something other than an arcvsa api answers at the appliance's address."""
 
     field = "fleet.appliances"
-
-
-class ApplianceCertificateChanged(ApplianceUnhealthy):
-    """The appliance presented another certificate than the one pinned for it."""
-
-    field = "fleet.appliances"
-
-    def __init__(self, message: str, *, thumbprint: str) -> None:
-        super().__init__(message)
-        self.thumbprint = thumbprint
 
 
 class ApplianceSetupRefused(ApplianceUnhealthy):
@@ -248,7 +238,7 @@ class _Waiting:
             return
         if seen.kind == "changed":
             assert seen.thumbprint is not None
-            raise ApplianceCertificateChanged(
+            raise ApplianceCertificateMismatch(
                 f"{name}: {seen.words}, not the one pinned for this appliance "
                 f"({self.spec.api_thumbprint_sha256}). Another machine may hold its address, or the "
                 "appliance was deployed again and made a new certificate: if you trust the new one, clear "

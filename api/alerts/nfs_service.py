@@ -14,15 +14,16 @@ def nfs_alert(
 ) -> Alert | None:
     """Critical while the chosen backend's service, as last observed, is not active and has exports to
     serve (with none, a stopped server serves nobody: knfsd is not even started before its first export)."""
-    if exports == 0 or services is None:  # nothing to serve, or not observed yet
+    state = services.get(backend) if services is not None else None
+    # nothing to serve, or this backend not observed yet (chosen since the last pass): the next pass says
+    if exports == 0 or state is None:
         return None
-    state = services.get(backend)
-    if state is None or isinstance(state, Failure):
+    if isinstance(state, Failure):
         return Alert(
             key=KEY,
             severity="critical",
             subject=f"NFS server ({backend.value})",
-            message=f"the NFS server's state could not be read: {state.message if state else 'not observed'}",
+            message=f"the NFS server's state could not be read: {state.message}",
         )
     if state.active_state == "active":
         return None

@@ -37,19 +37,14 @@ ROLE_NAMES = {"log": "SLOG", "cache": "L2ARC", "spare": "spare", "data": "LUN"}
 
 
 def derive(
-    observed: Observed,
-    db: Session | None = None,
-    settings: Settings | None = None,
-    files: Files | None = None,
-    now: dt.datetime | None = None,
-    reconciled: list[Reconciled] | None = None,
+    observed: Observed, db: Session, settings: Settings, files: Files, reconciled: list[Reconciled]
 ) -> list[Alert]:
-    """Every alert of the observed state, critical first; the sample alerts only with ``db``, the NFS
-    server's with ``db`` and ``settings`` (the chosen backend, the exports it must serve), the clock's with
-    ``files`` (where /proc/uptime tells an appliance, see api.alerts.timesync), the drift's with the last
-    ``reconciled`` outcome of each noun (api.alerts.drift). The certificate's is not among them: it is
-    the api's own, read as it is asked for (``served``)."""
-    now = now or dt.datetime.now(dt.UTC)
+    """Every alert of the observed state, critical first: the pools', the samples' (in ``db``), the NFS
+    server's (the chosen backend, the exports it must serve), the clock's (where /proc/uptime in
+    ``files`` tells an appliance, see api.alerts.timesync) and the drift's of the last ``reconciled``
+    outcome of each noun (api.alerts.drift). The certificate's is not among them: it is the api's own,
+    read as it is asked for (``served``)."""
+    now = dt.datetime.now(dt.UTC)
     found: list[Alert] = []
     if Part.pools in observed.failures:
         found.append(
@@ -76,18 +71,16 @@ def derive(
             )
         elif name in healths:
             found += pool_alerts(healths[name])
-    if db is not None:
-        samples = store.since(db, now - ARC_LOOKBACK)
-        found += lun_alerts(samples)
-        if (arc := arc_alert(samples)) is not None:
-            found.append(arc)
-        if settings is not None:
-            chosen = exports.backend(db, settings)
-            if (nfs := nfs_alert(observed.services, chosen, len(exports.desired(db)))) is not None:
-                found.append(nfs)
-    if files is not None and (clock := timesync_alert(observed, files)) is not None:
+    samples = store.since(db, now - ARC_LOOKBACK)
+    found += lun_alerts(samples)
+    if (arc := arc_alert(samples)) is not None:
+        found.append(arc)
+    chosen = exports.backend(db, settings)
+    if (nfs := nfs_alert(observed.services, chosen, len(exports.desired(db)))) is not None:
+        found.append(nfs)
+    if (clock := timesync_alert(observed, files)) is not None:
         found.append(clock)
-    found += drift_alerts(reconciled or [])
+    found += drift_alerts(reconciled)
     return _ordered(found)
 
 

@@ -63,7 +63,7 @@ from api.tuning import service as tuning
 from api.vcenters.table import VCenter
 from appliance.control import datasets, iscsi, lio, modparams, pools
 from appliance.control.datasets import Dataset
-from appliance.control.errors import ControlError
+from appliance.control.errors import ControlError, InvalidRequest
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.iscsi import Chap, TargetSpec
@@ -90,8 +90,9 @@ def _targets(files: Files) -> tuple[list[BackupTarget], list[Skipped]]:
     infos = iscsi.parse_saveconfig(text)  # BadOutput (a typed fault) when LIO's file is not JSON
     out, skipped = [], []
     for info, raw in zip(infos, json.loads(text).get("targets", []), strict=True):
-        zvols = [lun.removeprefix(iscsi_service.ZVOL_DEV) for lun in info.luns]
-        if len(info.luns) != 1 or not info.luns[0].startswith(iscsi_service.ZVOL_DEV):
+        try:
+            zvol = iscsi.arcvsa_zvol(info)
+        except InvalidRequest:
             reason = "not made by arcvsa (one LUN on a zvol): recreate it with targetcli"
             skipped.append(Skipped(kind="iscsi_target", name=info.iqn, reason=reason))
             continue
@@ -100,7 +101,7 @@ def _targets(files: Files) -> tuple[list[BackupTarget], list[Skipped]]:
         chap = None
         if info.chap and with_chap is not None:
             chap = Chap(user=with_chap["chap_userid"], secret=with_chap["chap_password"])
-        out.append(BackupTarget(iqn=info.iqn, zvol=zvols[0], initiators=info.initiators, chap=chap))
+        out.append(BackupTarget(iqn=info.iqn, zvol=zvol, initiators=info.initiators, chap=chap))
     return out, skipped
 
 

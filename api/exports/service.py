@@ -22,9 +22,8 @@ from api.auth.service import now
 from api.exports.schemas import ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
 from api.exports.table import NfsExport, StorageSetting
 from api.settings import Settings
-from api.state import lock
 from api.state.snapshot import Published, required
-from appliance.control import datasets
+from appliance.control import datasets, lock
 from appliance.control.errors import AlreadyExists, InvalidRequest, NotFound
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway

@@ -19,7 +19,6 @@ from appliance.control.gateway import Gateway
 from appliance.control.iscsi import TargetInfo, TargetSpec
 
 log = logging.getLogger(__name__)
-ZVOL_DEV = iscsi.ZVOL_DEV
 
 
 def backstore(zvol: str) -> str:

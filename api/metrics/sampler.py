@@ -33,6 +33,7 @@ from api.metrics import store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.settings import Settings
 from api.state import poll, reconcile
+from api.state.deps import POOL_PARTS
 from api.state.snapshot import Published, Store
 from appliance.control import datasets, metrics, zed
 from appliance.control.errors import ControlError
@@ -81,10 +82,9 @@ def _nfs(observed: Observed, files: Files, sample: Sample) -> None:
 
 # What a sample is made of, besides files: the pools, their datasets and what ganesha serves.
 SAMPLED = (Part.pools, Part.datasets, Part.nfs)
-# What a ZFS event can change (importable pools stay the timer's: zpool import reads every disk's
-# labels), how often the poller looks for one between its passes, and the least time between two passes
-# events start.
-EVENT_PARTS = (Part.pools, Part.datasets, Part.disks)
+# How often the poller looks for a ZFS event between its passes, and the least time between two passes
+# events start. An event's pass reads what a pool change can alter (POOL_PARTS); importable pools stay the
+# timer's (zpool import reads every disk's labels).
 EVENT_LOOK = 1.0
 EVENT_GAP = 2.0
 
@@ -209,7 +209,7 @@ class Sampler:
         sampled nor counted: the timer's passes keep their cadence); None (logged) when that failed."""
         log.info("ZFS event %s: publishing the pools", event)
         try:
-            return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, EVENT_PARTS)
+            return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, POOL_PARTS)
         except Exception:  # as a pass's
             log.exception("state not published after ZFS event %s", event)
             return None

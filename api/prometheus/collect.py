@@ -174,11 +174,11 @@ def collect(
     db: Session,
     version: str,
     published: Published | None,
-    data_dir: Path | None = None,
-    interval: float = 10.0,
+    data_dir: Path,
+    interval: float,
 ) -> list[Family]:
-    """Every family of one scrape (see the module docstring); ``data_dir`` adds the certificate's alert
-    and the stale state's (``interval``: the state poller's)."""
+    """Every family of one scrape (see the module docstring); the alerts are those /api/alerts serves
+    (``data_dir``: the certificate's; ``interval``: the state poller's, for the stale state's)."""
     success = Family(
         "arcvsa_collector_success",
         "gauge",
@@ -200,8 +200,7 @@ def collect(
     def read_alerts() -> list[Family]:
         if published is None:
             raise SystemFault("the appliance's state is not published yet")
-        found = alerts.served(published, data_dir, interval) if data_dir else published.alerts
-        return alert_families(found)
+        return alert_families(alerts.served(published, data_dir, interval))
 
     sources: list[tuple[str, Callable[[], list[Family]]]] = [
         ("arc", lambda: arc_families(metrics.arc(files))),

@@ -6,7 +6,7 @@ routes behind the login check like every other route, so a scrape token cannot m
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Response, status
 from fastapi.responses import PlainTextResponse
 
 from api import VERSION
@@ -14,6 +14,7 @@ from api.deps import AppSettings, CurrentUser, Db
 from api.errors import ErrorBody
 from api.prometheus import collect, exposition, tokens
 from api.prometheus.schemas import ScrapeTokenCreate, ScrapeTokenCreated, ScrapeTokenView
+from api.state.deps import MaybeSnapshot
 from api.storage.deps import Fs, Presence
 
 scrape = APIRouter(prefix="/api/metrics", tags=["prometheus"])
@@ -25,13 +26,13 @@ router = APIRouter(prefix="/api/metrics/scrape-tokens", tags=["prometheus"])
     response_class=PlainTextResponse,
     responses={200: {"description": "Prometheus text exposition format 0.0.4"}},
 )
-def prometheus(db: Db, fs: Fs, settings: AppSettings, storage: Presence, request: Request) -> Response:
+def prometheus(db: Db, fs: Fs, settings: AppSettings, storage: Presence, state: MaybeSnapshot) -> Response:
     """The appliance's metrics for Prometheus: ARC/L2ARC, LUN and NFS I/O, pools, alerts.
 
     Send a scrape token (POST /api/metrics/scrape-tokens) or a session's token as a Bearer token. A
     source that cannot be read is left out and shown in arcvsa_collector_success.
     """
-    published = request.app.state.snapshot.read() if storage.present else None
+    published = state if storage.present else None
     found = collect.collect(fs, db, VERSION, published, settings.data_dir, settings.metrics_interval_seconds)
     text = exposition.render(found)
     return Response(text, media_type=exposition.CONTENT_TYPE)

@@ -55,7 +55,7 @@ def refresh(
         if reconciled is None:
             reconciled = before.reconciled if before is not None else []
         with factory() as db:
-            found = alerts.derive(state, db, settings, files, reconciled=reconciled)
+            found = alerts.derive(state, db, settings, files, reconciled)
         taken = now()
         polled = taken if wanted >= EVERY_PASS else (before.polled_at if before is not None else None)
         published = Published(

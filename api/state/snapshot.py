@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from api.alerts.schemas import Alert
 from api.errors import StateNotPublished
-from api.state import lock
+from appliance.control import lock
 from appliance.control.observed import Observed
 from appliance.control.reconciled import Reconciled
 
@@ -89,7 +89,7 @@ class Store:
         return found if found.version == VERSION else None
 
     def writing(self) -> contextlib.AbstractContextManager[None]:
-        """Hold the writers' lock (threads and processes alike, api.state.lock)."""
+        """Hold the writers' lock (threads and processes alike, appliance.control.lock)."""
         return lock.held(self.path.with_suffix(".lock"))
 
     def write(self, published: Published) -> None:

@@ -27,21 +27,24 @@ async def _files(request: Request) -> Files:
     return files
 
 
-async def _local_gateway(request: Request) -> Gateway:
-    """The gateway of a machine with storage of its own; elsewhere the explained refusal, before any tool
-    runs (a manager has no zpool to fail)."""
-    gateway: Gateway = request.app.state.storage_gateway
-    found = presence.detect(request.app.state.settings, gateway)
+def _refuse_without_storage(request: Request) -> None:
+    """The explained refusal where this machine has no storage of its own, before any tool runs (a
+    manager has no zpool to fail)."""
+    found = presence.detect(request.app.state.settings, request.app.state.storage_gateway)
     if not found.present:
         raise NoLocalStorage(found.reason or presence.NOT_AN_APPLIANCE, role=found.role)
+
+
+async def _local_gateway(request: Request) -> Gateway:
+    """The gateway of a machine with storage of its own; elsewhere the explained refusal."""
+    _refuse_without_storage(request)
+    gateway: Gateway = request.app.state.storage_gateway
     return gateway
 
 
 async def _local_snapshot(request: Request) -> Published:
     """The published state of a machine with storage of its own; elsewhere the explained refusal."""
-    found = presence.detect(request.app.state.settings, request.app.state.storage_gateway)
-    if not found.present:
-        raise NoLocalStorage(found.reason or presence.NOT_AN_APPLIANCE, role=found.role)
+    _refuse_without_storage(request)
     return await published(request)
 
 

@@ -56,7 +56,7 @@ async def storage_presence(found: Presence) -> StoragePresence:
 
 
 @router.get("/disks", responses=REFUSED)
-def list_disks(state: LocalSnapshot) -> list[Disk]:
+async def list_disks(state: LocalSnapshot) -> list[Disk]:
     """Block devices with stable ids, size, serial/WWN and whether they are in use."""
     return state.observed.part(Part.disks, state.observed.disks)
 

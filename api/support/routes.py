@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request, Response
 
 from api.deps import AppSettings, CurrentUser, Db
 from api.secretbox import SecretBox
+from api.state.deps import MaybeSnapshot
 from api.storage.deps import Fs, Gw
 from api.support import service
 
@@ -21,14 +22,19 @@ BUNDLE: dict[int | str, dict[str, object]] = {
 
 @router.post("/bundle", response_class=Response, responses=BUNDLE)
 def support_bundle(
-    gw: Gw, files: Fs, db: Db, settings: AppSettings, request: Request, me: CurrentUser
+    gw: Gw,
+    files: Fs,
+    db: Db,
+    settings: AppSettings,
+    request: Request,
+    me: CurrentUser,
+    published: MaybeSnapshot,
 ) -> Response:
     """Versions, logs, pool state and history, ARC statistics, NFS and iSCSI configuration, the api's
     settings and alerts, secrets redacted. A tool that fails or hangs is listed in MANIFEST.json with its
     error; the bundle is made anyway. A POST: making it runs the appliance's tools (zpool history, the
     journal), which no read of the api does."""
     box: SecretBox = request.app.state.secretbox
-    published = request.app.state.snapshot.read()
     bundle = service.build(gw, files, db, box, settings, by=me.username, published=published)
     return Response(
         content=bundle.data,

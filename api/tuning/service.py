@@ -5,9 +5,8 @@ from __future__ import annotations
 import contextlib
 
 from api.settings import Settings
-from api.state import lock
 from api.tuning.schemas import Parameter
-from appliance.control import modparams
+from appliance.control import lock, modparams
 from appliance.control.errors import InvalidName
 from appliance.control.files import Files
 

@@ -7,7 +7,7 @@ dbus-send prints one value per line (``uint16 101``, ``string "/t1/ds"``, ``bool
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any
 
 from appliance.control.errors import BadOutput
 from appliance.control.gateway import Gateway, Rules
@@ -24,15 +24,10 @@ def call(
     *args: str,
     rules: Rules = (),
     timeout: float = 30.0,
-    how: Literal["run", "query"] = "run",
 ) -> list[Any]:
-    """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values.
-
-    ``how`` is the Gateway method: ``run`` for a call that may change something, ``query`` for one that
-    changes nothing (a read of the state poller).
-    """
+    """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values."""
     argv = ["dbus-send", "--system", "--print-reply", f"--dest={dest}", path, method, *args]
-    result = getattr(gw, how)(argv, rules=rules, timeout=timeout)
+    result = gw.run(argv, rules=rules, timeout=timeout)
     return parse(result.stdout)
 
 

@@ -34,19 +34,10 @@ class SubprocessRunner:
     """Runs argv on this machine through the project's process runner (process.run): its own session,
     the whole group killed on timeout, every exit code returned for the Gateway to judge."""
 
-    def execute(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout: float,
-        input_text: str | None = None,
-        secrets: Sequence[str] = (),
-    ) -> Result:
-        """See :class:`Runner`; ``secrets`` are masked in the runner's debug log."""
+    def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
+        """See :class:`Runner`."""
         try:
-            done = process.run(
-                argv, timeout=timeout, input_text=input_text, env=C_LOCALE, check=False, secrets=secrets
-            )
+            done = process.run(argv, timeout=timeout, input_text=input_text, env=C_LOCALE, check=False)
         except process.ToolNotFound:
             raise ToolMissing(f"{argv[0]} is not installed on this machine") from None
         except process.ProcessTimeout as err:
@@ -74,8 +65,8 @@ class Gateway:
         ok_codes: tuple[int, ...] = (0,),
     ) -> Result:
         """:meth:`run` for a command that changes nothing (the state poller's reads, a check before a
-        change): the same errors, without an input or secrets."""
-        return self._execute(argv, rules, timeout, None, ok_codes, ())
+        change): the same errors, without an input."""
+        return self._execute(argv, rules, timeout, None, ok_codes)
 
     def run(
         self,
@@ -85,13 +76,10 @@ class Gateway:
         timeout: float | None = None,
         input_text: str | None = None,
         ok_codes: tuple[int, ...] = (0,),
-        secrets: Sequence[str] = (),
     ) -> Result:
         """Run argv; return its Result when its exit code is in ``ok_codes``, else raise a typed error.
-
-        ``secrets`` are masked in the error (argv and stderr), which ends up in logs and api answers.
-        """
-        return self._execute(argv, rules, timeout, input_text, ok_codes, secrets)
+        No secret goes on an argv here (CHAP is written through configfs, appliance.control.lio)."""
+        return self._execute(argv, rules, timeout, input_text, ok_codes)
 
     def _execute(
         self,
@@ -100,28 +88,12 @@ class Gateway:
         timeout: float | None,
         input_text: str | None,
         ok_codes: tuple[int, ...],
-        secrets: Sequence[str],
     ) -> Result:
         process.check_argv(argv)
-        limit = timeout or self.timeout
-        try:
-            if secrets and isinstance(self.runner, SubprocessRunner):
-                # Only the real runner logs argv; the replaying fakes log nothing to mask.
-                result = self.runner.execute(argv, timeout=limit, input_text=input_text, secrets=secrets)
-            else:
-                result = self.runner.execute(argv, timeout=limit, input_text=input_text)
-        except CommandTimeout as err:
-            raise CommandTimeout(_mask(argv, secrets), err.timeout, _mask([err.stderr], secrets)[0]) from None
+        result = self.runner.execute(argv, timeout=timeout or self.timeout, input_text=input_text)
         if result.exit_code in ok_codes:
             return result
-        masked = Result(
-            tuple(_mask(argv, secrets)), result.exit_code, result.stdout, _mask([result.stderr], secrets)[0]
-        )
-        raise translate(masked, rules)
-
-
-def _mask(words: Sequence[str], secrets: Sequence[str]) -> list[str]:
-    return [process.mask(word, secrets) for word in words]
+        raise translate(result, rules)
 
 
 def translate(result: Result, rules: Rules) -> ControlError:

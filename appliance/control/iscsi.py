@@ -140,7 +140,7 @@ class Observed:
 
 @dataclass(frozen=True)
 class Step:
-    """One change to LIO; ``creates`` when undoing it means removing what it made."""
+    """One change to LIO (its class says which; appliance.control.lio executes it and says its undo)."""
 
     iqn: str
 

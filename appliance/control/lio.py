@@ -24,19 +24,17 @@ already deployed, and the reconciler runs on every change.
 
 from __future__ import annotations
 
-import fcntl
 import importlib
 import logging
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol
 
-from appliance.control import iscsi
+from appliance.control import iscsi, lock
 from appliance.control.errors import NotFound, SystemFault, ToolMissing
 from appliance.control.iscsi import Observed, ObservedAcl, ObservedBackstore, ObservedTpg, Step, TargetInfo
 
@@ -65,17 +63,6 @@ def _rtslib() -> ModuleType:
         return importlib.import_module("rtslib_fb")
     except ImportError:
         raise ToolMissing("rtslib-fb is not installed: LIO is driven only on an appliance") from None
-
-
-@contextmanager
-def _locked() -> Iterator[None]:
-    """One reconcile of LIO at a time on this machine (api workers and the boot reconcile alike)."""
-    with LOCK.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class Lio:
@@ -281,7 +268,7 @@ def _run(lio: Executes, steps: list[Step], save: Callable[[], None]) -> list[str
 
 def reconcile(spec: iscsi.TargetSpec) -> list[str]:
     """Converge LIO on ``spec``; returns the steps applied ([] when it matched already)."""
-    with _locked():
+    with lock.held(LOCK):  # one reconcile of LIO at a time on this machine
         lio = Lio()
         lio.ensure_pr_dir()
         steps = iscsi.plan(spec, lio.observe(spec.iqn, spec.backstore))
@@ -294,7 +281,7 @@ def reconcile(spec: iscsi.TargetSpec) -> list[str]:
 
 def remove(iqn: str, backstore: str) -> None:
     """Remove a target and its backstore (the zvol stays), then save."""
-    with _locked():
+    with lock.held(LOCK):  # one reconcile of LIO at a time on this machine
         lio = Lio()
         lio.remove(iqn, backstore)
         lio.save()

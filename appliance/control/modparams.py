@@ -65,11 +65,7 @@ def apply(files: Files, params: dict[str, int], path: str = MODPROBE, header: st
     for name in params:
         if not NAME.fullmatch(name):
             raise InvalidName(f"not a zfs module parameter name: {name!r}")
-    changed = {}
-    for name, value in sorted(params.items()):
-        if current(files, name) != int(value):
-            files.poke(f"{SYSFS}/{name}", f"{int(value)}\n")
-            changed[name] = int(value)
+    changed = {name: new for name, _, new in _set_live(files, params)}
     return Applied(changed_live=changed, persisted=files.write(path, render(params, header)))
 
 
@@ -77,16 +73,21 @@ def converge(files: Files) -> list[str]:
     """The values in effect brought back to what modprobe.d sets at module load (the tuning plan's over
     the device wait's): one changed by hand is set again, and said. Neither file is written."""
     wanted = {**persisted(files, DEVICES), **persisted(files)}
+    return [f"{name} set to {new} (was {old})" for name, old, new in _set_live(files, wanted)]
+
+
+def _set_live(files: Files, params: dict[str, int]) -> list[tuple[str, int, int]]:
+    """Write each value that differs from the one in effect: (name, old, new) for each written."""
     done = []
-    for name, value in sorted(wanted.items()):
-        live = current(files, name)
-        if live == value:
+    for name, value in sorted(params.items()):
+        old, new = current(files, name), int(value)
+        if old == new:
             continue
         try:
-            files.poke(f"{SYSFS}/{name}", f"{value}\n")
+            files.poke(f"{SYSFS}/{name}", f"{new}\n")
         except OSError as exc:  # EINVAL: out of the module's range for this value of another parameter
-            raise SystemFault(f"the zfs module refused {name}={value}: {exc.strerror or exc}") from exc
-        done.append(f"{name} set to {value} (was {live})")
+            raise SystemFault(f"the zfs module refused {name}={new}: {exc.strerror or exc}") from exc
+        done.append((name, old, new))
     return done
 
 

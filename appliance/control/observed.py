@@ -73,11 +73,7 @@ class Failure(BaseModel):
 def _nearest(exc: ControlError) -> type[ControlError]:
     """The first class of ``exc``'s ancestry the errors module defines (a caller's own subclass)."""
     for kind in type(exc).__mro__:
-        if (
-            isinstance(kind, type)
-            and issubclass(kind, ControlError)
-            and getattr(errors, kind.__name__, None) is kind
-        ):
+        if issubclass(kind, ControlError) and getattr(errors, kind.__name__, None) is kind:
             return kind
     return ControlError
 
@@ -145,12 +141,13 @@ class Observed(BaseModel):
 
     def merged(self, newer: Observed, parts: Iterable[Part]) -> Observed:
         """This state with ``parts`` taken from ``newer`` (a refresh of some parts after a change)."""
+        taken = frozenset(parts)
         update: dict[str, object] = {}
-        for part in parts:
+        for part in taken:
             for field in FIELDS[part]:
                 update[field] = getattr(newer, field)
-        failures = {p: f for p, f in self.failures.items() if p not in set(parts)}
-        failures.update({p: f for p, f in newer.failures.items() if p in set(parts)})
+        failures = {p: f for p, f in self.failures.items() if p not in taken}
+        failures.update({p: f for p, f in newer.failures.items() if p in taken})
         update["failures"] = failures
         return self.model_copy(update=update)
 

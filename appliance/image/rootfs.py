@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
 import shutil
 import time
@@ -130,7 +129,7 @@ def build_rootfs(cache: Path, logs: Path, key: str, root_uuid: str, source_line:
         release_mounts(tree, logs / "rootfs.log")
         shutil.rmtree(tree)
     done.unlink(missing_ok=True)
-    env = dict(os.environ, ARCVSA_ROOT_UUID=root_uuid, LC_ALL="C.UTF-8")
+    env = {"ARCVSA_ROOT_UUID": root_uuid, "LC_ALL": "C.UTF-8"}  # added to this process's
     log = logs / "rootfs.log"
     log.unlink(missing_ok=True)
     lines = stream(

@@ -274,35 +274,38 @@ def test_drift_by_hand_is_converged_by_the_poller(booted: BootedAppliance) -> No
     status, export = api.request("POST", "/api/storage/exports", body, token=token)
     assert status == 201, export
     export_id = export["export_id"]
-    knob = "/sys/module/zfs/parameters/zfs_vdev_open_timeout_ms"  # the api holds it in modprobe.d
-    wanted = int(vm.ssh(["cat", knob]))
-    since = vm.ssh(["date", "-u", "+%Y-%m-%d %H:%M:%S"]).strip()
-    vm.ssh(["tee", knob], input_text=f"{wanted + 1}\n")
-    manager = [
-        "dbus-send",
-        "--system",
-        "--print-reply",
-        "--dest=org.ganesha.nfsd",
-        "/org/ganesha/nfsd/ExportMgr",
-    ]
-    vm.ssh([*manager, "org.ganesha.nfsd.exportmgr.RemoveExport", f"uint16:{export_id}"])
-    assert f"uint16 {export_id}" not in vm.ssh([*manager, "org.ganesha.nfsd.exportmgr.ShowExports"])
-    started = time.monotonic()
-    deadline = started + 180  # a minute between reconciles, passes slowed by the emulator
-    while f"uint16 {export_id}" not in vm.ssh([*manager, "org.ganesha.nfsd.exportmgr.ShowExports"]):
-        assert time.monotonic() < deadline, "the poller did not add the export back"
-        time.sleep(5)
-    print(f"\nexport {export_id} served again {time.monotonic() - started:.0f} s after its removal")
-    assert int(vm.ssh(["cat", knob])) == wanted
-    journal = vm.ssh(["journalctl", "-u", "arcvsa-metrics.service", "--since", since, "-o", "cat"])
-    assert f"nfs_exports drifted and converged: export {export_id} added to ganesha" in journal, journal
-    changed = (
-        f"zfs_parameters drifted and converged: zfs_vdev_open_timeout_ms set to {wanted} (was {wanted + 1})"
-    )
-    assert changed in journal, journal
-    status, alerts = api.request("GET", "/api/alerts", token=token)
-    assert status == 200 and not [a for a in alerts if a["key"].startswith("reconcile/")], alerts
-    status, _ = api.request("DELETE", f"/api/storage/exports/{export_id}", token=token)
+    try:
+        knob = "/sys/module/zfs/parameters/zfs_vdev_open_timeout_ms"  # the api holds it in modprobe.d
+        wanted = int(vm.ssh(["cat", knob]))
+        since = vm.ssh(["date", "-u", "+%Y-%m-%d %H:%M:%S"]).strip()
+        vm.ssh(["tee", knob], input_text=f"{wanted + 1}\n")
+        manager = [
+            "dbus-send",
+            "--system",
+            "--print-reply",
+            "--dest=org.ganesha.nfsd",
+            "/org/ganesha/nfsd/ExportMgr",
+        ]
+        vm.ssh([*manager, "org.ganesha.nfsd.exportmgr.RemoveExport", f"uint16:{export_id}"])
+        assert f"uint16 {export_id}" not in vm.ssh([*manager, "org.ganesha.nfsd.exportmgr.ShowExports"])
+        started = time.monotonic()
+        deadline = started + 180  # a minute between reconciles, passes slowed by the emulator
+        while f"uint16 {export_id}" not in vm.ssh([*manager, "org.ganesha.nfsd.exportmgr.ShowExports"]):
+            assert time.monotonic() < deadline, "the poller did not add the export back"
+            time.sleep(5)
+        print(f"\nexport {export_id} served again {time.monotonic() - started:.0f} s after its removal")
+        assert int(vm.ssh(["cat", knob])) == wanted
+        journal = vm.ssh(["journalctl", "-u", "arcvsa-metrics.service", "--since", since, "-o", "cat"])
+        assert f"nfs_exports drifted and converged: export {export_id} added to ganesha" in journal, journal
+        changed = (
+            "zfs_parameters drifted and converged: "
+            f"zfs_vdev_open_timeout_ms set to {wanted} (was {wanted + 1})"
+        )
+        assert changed in journal, journal
+        status, alerts = api.request("GET", "/api/alerts", token=token)
+        assert status == 200 and not [a for a in alerts if a["key"].startswith("reconcile/")], alerts
+    finally:  # the export goes either way: the next tests use the pool
+        status, _ = api.request("DELETE", f"/api/storage/exports/{export_id}", token=token)
     assert status == 204
 
 

@@ -2,7 +2,7 @@
 
 The flows that handle secrets run with every logger at DEBUG into a file: logins (right and wrong
 passwords, cookie and token), a user added and their password changed, a vCenter connected with its
-password (vcsim), and an iSCSI target request with a CHAP secret. Then the log file and
+password (vcsim), and an iSCSI target request with a CHAP secret that validation refuses. Then the log file and
 the SQLite files (database, WAL) are searched for every plaintext secret, and for the session tokens,
 which the database keeps only as SHA-256. The vCenter row must be there, sealed, so the search means
 something.
@@ -89,8 +89,9 @@ def test_secrets_are_absent_from_logs_and_sealed_in_the_database(
     r = c.post(f"/api/vcenters/{r.json()['id']}/test", headers=auth)
     assert r.status_code == 200 and r.json()["ok"], r.text
 
-    # iSCSI with CHAP: a request carrying a secret through the api, refused by validation before any
-    # tool (LIO itself is the lab's: tests/lab/storage/test_lio.py samples every argv during CHAP creates)
+    # iSCSI with CHAP: a request carrying a secret that validation refuses, whose path (the 422 and
+    # whatever it logs) must not echo it. Only that path: a target is made in LIO, which is the lab's
+    # (tests/lab/storage/test_lio.py samples every argv during CHAP creates).
     iscsi = api_flows.client(
         tmp_path / "iscsi-data",
         Gateway(ReplayRunner({"commands": []})),

@@ -6,7 +6,6 @@ so the test speaks to the library the tools are built on: one session per initia
 (register, reserve, preempt, clear, with APTPL), PR IN (read keys, read reservation) and WRITE(10).
 Each initiator keeps one ISID across logins, as ESXi and open-iscsi do: the target knows a registration
 by initiator name and ISID.
-The CHAP secret goes to the library in memory, never on an argv.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ GOOD, CHECK_CONDITION, RESERVATION_CONFLICT = 0x00, 0x02, 0x18
 UNIT_ATTENTION = 0x6
 REGISTRATIONS_PREEMPTED = 0x2A05  # the unit attention a preempted initiator's next command gets
 # PERSISTENT RESERVE OUT service actions and PERSISTENT RESERVE IN ones (SPC-4 6.15, 6.16)
-REGISTER, RESERVE, RELEASE, CLEAR, PREEMPT = 0, 1, 2, 3, 4
-REGISTER_AND_IGNORE = 6
+REGISTER, RESERVE, CLEAR, PREEMPT = 0, 1, 3, 4
 READ_KEYS, READ_RESERVATION = 0, 1
 WRITE_EXCLUSIVE = 1
 SCOPE_LU = 0
@@ -78,11 +76,9 @@ def _lib() -> ctypes.CDLL:
     lib.iscsi_create_context.argtypes = [ctypes.c_char_p]
     lib.iscsi_get_error.restype = ctypes.c_char_p
     lib.iscsi_get_error.argtypes = [ctx]
-    for name in ("iscsi_set_targetname",):
-        getattr(lib, name).argtypes = [ctx, ctypes.c_char_p]
+    lib.iscsi_set_targetname.argtypes = [ctx, ctypes.c_char_p]
     lib.iscsi_set_session_type.argtypes = [ctx, ctypes.c_int]
     lib.iscsi_set_isid_random.argtypes = [ctx, ctypes.c_uint32, ctypes.c_uint32]
-    lib.iscsi_set_initiator_username_pwd.argtypes = [ctx, ctypes.c_char_p, ctypes.c_char_p]
     lib.iscsi_full_connect_sync.argtypes = [ctx, ctypes.c_char_p, ctypes.c_int]
     lib.iscsi_logout_sync.argtypes = [ctx]
     lib.iscsi_destroy_context.argtypes = [ctx]
@@ -119,11 +115,11 @@ class Answer:
 
 
 class Initiator:
-    """One session to LUN 0 of a target as ``name`` (with one-way CHAP when ``chap`` is given)."""
+    """One session to LUN 0 of a target as ``name``."""
 
-    def __init__(self, name: str, portal: str, target: str, chap: tuple[str, str] | None = None) -> None:
+    def __init__(self, name: str, portal: str, target: str) -> None:
         self.lib = _lib()
-        self.name, self.portal, self.target, self.chap = name, portal, target, chap
+        self.name, self.portal, self.target = name, portal, target
         self.ctx: int | None = None
         self.attentions: list[int] = []  # ASC/ASCQ of each unit attention, answered by a retry
 
@@ -144,8 +140,6 @@ class Initiator:
         # A reservation belongs to an I_T nexus, whose initiator port includes the session's ISID: a
         # real initiator logs in again with the same one, as this one does (derived from its name).
         self.lib.iscsi_set_isid_random(ctx, zlib.crc32(self.name.encode()) & 0xFFFFFF, 0)
-        if self.chap:
-            self.lib.iscsi_set_initiator_username_pwd(ctx, self.chap[0].encode(), self.chap[1].encode())
         if self.lib.iscsi_full_connect_sync(ctx, self.portal.encode(), 0) != 0:
             error = self.error()
             self.close()

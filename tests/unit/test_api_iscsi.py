@@ -14,7 +14,6 @@ import pytest
 from fastapi.testclient import TestClient
 from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner
-from support.api import client_for, logged_in, make_settings
 
 from api.iscsi.service import backstore
 from appliance.control import lio
@@ -29,9 +28,9 @@ GOOD = {"iqn": IQN, "zvol": "tank/lun0", "initiators": [ESXI]}
 class Api:
     def __init__(self, tmp_path: Path) -> None:
         self.runner = ReplayRunner({"commands": []})
-        self.client: TestClient = logged_in(client_for(make_settings(tmp_path / "data")))
-        state = self.client.app.state  # type: ignore[attr-defined]
-        state.storage_gateway, state.storage_files = Gateway(self.runner), LocalFiles(tmp_path)
+        self.client: TestClient = api_flows.client(
+            tmp_path / "data", Gateway(self.runner), LocalFiles(tmp_path), publish=False
+        )
 
 
 @pytest.fixture

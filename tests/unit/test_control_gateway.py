@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import logging
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -69,36 +67,6 @@ def test_rules_translate_once_and_fall_back_to_command_failed() -> None:
     assert isinstance(translate(failed, [(r"no such pool", AlreadyExists)]), CommandFailed)
 
 
-def test_secrets_are_masked_in_errors() -> None:
-    with pytest.raises(CommandFailed) as caught:
-        Gateway().run(
-            ["sh", "-c", "echo bad password=$0 >&2; exit 1", "s3cret-value"], secrets=["s3cret-value"]
-        )
-    assert "s3cret-value" not in str(caught.value) and "***" in caught.value.stderr
-    assert caught.value.argv[-1] == "***"
-
-
 def test_a_missing_program_is_a_typed_system_fault() -> None:
     with pytest.raises(ToolMissing, match="arcvsa-no-such-tool is not installed"):
         Gateway().run(["arcvsa-no-such-tool", "--version"])
-
-
-def test_secrets_stay_out_of_the_runner_s_debug_log(caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="process")
-    with pytest.raises(CommandFailed):
-        Gateway().run(["sh", "-c", "exit 1", "s3cret-value"], secrets=["s3cret-value"])
-    logged = "\n".join(r.getMessage() for r in caplog.records)
-    assert "run sh -c" in logged and "***" in logged
-    assert "s3cret-value" not in logged
-
-
-def test_a_runner_that_takes_no_secrets_still_gets_masked_errors() -> None:
-    class Recorded:
-        """The recorded fakes' signature: no ``secrets`` keyword."""
-
-        def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
-            return Result(tuple(argv), 1, "", f"refused {argv[-1]}\n")
-
-    with pytest.raises(CommandFailed) as caught:
-        Gateway(Recorded()).run(["targetcli", "set", "password=s3cret-value"], secrets=["s3cret-value"])
-    assert "s3cret-value" not in str(caught.value) and caught.value.argv[-1] == "password=***"

@@ -34,7 +34,7 @@ def _pages(
 ) -> tuple[list[disks.Disk], list[ZfsPoolHealth]]:
     """What the Disks and Pools pages show after a change: the parts it refreshed."""
     seen = observe(gw, files, parts)
-    return seen.disks or [], seen.pools or []
+    return seen.part(Part.disks, seen.disks), seen.part(Part.pools, seen.pools)
 
 
 def _to_the_refusals(tmp_path: Path) -> tuple[Gateway, Files, ReplayRunner, list[disks.Disk]]:

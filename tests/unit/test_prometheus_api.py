@@ -32,9 +32,9 @@ from api.prometheus.collect import alert_families, pool_families, sample_familie
 from api.prometheus.exposition import render
 from api.state import poll
 from appliance.control import metrics
-from appliance.control.files import Files, LocalFiles
+from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
-from appliance.control.observed import Part, observe
+from appliance.control.observed import Part
 from appliance.control.pools import ZfsPoolSpace, parse_status
 
 URL = "/api/metrics/prometheus"
@@ -71,11 +71,6 @@ def _store(client: TestClient, sample: Sample) -> None:
     with client.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
         store.add(db, sample)
         db.commit()
-
-
-def _observed_sample(gw: Gateway, files: Files) -> Sample:
-    """The sample of one pass of the poller, taken from the state it observed (without publishing it)."""
-    return sampler.collect(gw, files, observe(gw, files, sampler.SAMPLED))
 
 
 def _pass(client: TestClient) -> Sample:
@@ -164,7 +159,7 @@ def test_a_scrape_shows_the_recorded_appliance(appliance: tuple[TestClient, Repl
 def test_offload_from_the_counters_is_what_the_api_computes(tmp_path: Path) -> None:
     """PromQL's rate ratio over two scrapes' counters gives the write offload /api/storage/metrics shows."""
     gw, files, _ = replay_log("metrics_series", tmp_path / "root")
-    before, after = _observed_sample(gw, files), _observed_sample(gw, files)
+    before, after = sampler.take(gw, files), sampler.take(gw, files)
     was, now = (parse(render(sample_families(s))) for s in (before, after))
 
     def grown(name: str) -> float:
@@ -178,7 +173,7 @@ def test_offload_from_the_counters_is_what_the_api_computes(tmp_path: Path) -> N
 
 def test_knfsd_counts_one_server_wide_series(tmp_path: Path) -> None:
     gw, files, _ = replay_log("metrics_knfsd", tmp_path / "root")
-    sample = _observed_sample(gw, files)  # ganesha not answering on DBus: knfsd's counters
+    sample = sampler.take(gw, files)  # ganesha not answering on DBus: knfsd's counters
     assert sample.backend == "knfsd"
     text = render(sample_families(sample))
     assert promtool_check(text) == ""

@@ -19,10 +19,9 @@ from api import VERSION
 from api.appliance.schemas import FirstBoot, PropertyError
 from api.health import Health
 from provisioning.appliance_api import ApplianceApi
-from provisioning.appliance_errors import ApplianceLoginFailed
+from provisioning.appliance_errors import ApplianceCertificateMismatch, ApplianceLoginFailed
 from provisioning.errors import Cancelled
 from provisioning.health import (
-    ApplianceCertificateChanged,
     ApplianceNotAnswering,
     ApplianceRefusing,
     ApplianceSetupRefused,
@@ -184,7 +183,7 @@ def test_a_certificate_other_than_the_pinned_one_fails_at_once(
     with Server(json_answer(200, HEALTHY), tls=(cert, key)) as server:
         failed, took = timed(wait_healthy, spec(server.endpoint, pinned), waiting()[0])
         assert server.hits == 0, "nothing is sent to a server whose certificate is not the pinned one"
-    assert isinstance(failed, ApplianceCertificateChanged), failed
+    assert isinstance(failed, ApplianceCertificateMismatch), failed
     assert (
         failed.thumbprint == other
         and pinned in str(failed)

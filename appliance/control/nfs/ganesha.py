@@ -116,7 +116,7 @@ def ensure_service(gw: Gateway, files: Files) -> bool:
 def on_bus(gw: Gateway) -> bool:
     """Whether ganesha owns its bus name now (asked afresh: it changes as ganesha starts or stops)."""
     argv = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner")
-    reply = dbus.call(gw, *argv, f"string:{DEST}", how="query")
+    reply = dbus.call(gw, *argv, f"string:{DEST}")
     if reply not in ([True], [False]):
         raise BadOutput(f"NameHasOwner {DEST}: unexpected answer {reply}")
     return bool(reply[0])
@@ -157,9 +157,7 @@ class LiveExport(BaseModel):
 
 def live(gw: Gateway) -> list[LiveExport]:
     """What ganesha exports now (ShowExports), without its pseudo root (id 0)."""
-    reply = dbus.call(
-        gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES, how="query"
-    )
+    reply = dbus.call(gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES)
     rows = reply[1] if len(reply) > 1 and isinstance(reply[1], list) else []
     return [LiveExport(export_id=row[0], path=row[1]) for row in rows if row[0] != 0]
 
@@ -228,7 +226,7 @@ def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
     """Read/write counters of one export (zero until the first I/O)."""
     method = "GetNFSv3IO" if protocol is Protocol.v3 else "GetNFSv41IO"
     member = f"org.ganesha.nfsd.exportstats.{method}"
-    reply = dbus.call(gw, DEST, EXPORT_MGR, member, f"uint16:{export_id}", rules=RULES, how="query")
+    reply = dbus.call(gw, DEST, EXPORT_MGR, member, f"uint16:{export_id}", rules=RULES)
     label = "NFSv3" if protocol is Protocol.v3 else "NFSv41"
     if not reply or reply[0] is not True:
         return ExportIO(

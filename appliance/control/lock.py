@@ -1,4 +1,5 @@
-"""An exclusive lock shared by the api's threads and the poller's process: one flock per holder.
+"""An exclusive lock shared by threads and processes alike (the api's requests, the poller, the
+reconcilers): one flock per holder.
 
 flock locks an open file, not a process, so each holder opens the lock file anew: two threads of one
 process wait for each other as two processes do. The kernel drops the lock with the holder's file, so a
