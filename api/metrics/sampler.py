@@ -204,34 +204,35 @@ class Sampler:
             return None
         return sample
 
-    def on_event(self, event: str) -> Published | None:
-        """A ZFS event's pass: the pools, their datasets and the disks published at once (neither
-        sampled nor counted: the timer's passes keep their cadence); None (logged) when that failed."""
-        log.info("ZFS event %s: publishing the pools", event)
+    def on_events(self, events: list[str]) -> Published | None:
+        """ZFS events' pass: the pools, their datasets and the disks published at once (neither sampled
+        nor counted: the timer's passes keep their cadence); None (logged) when that failed."""
+        said = ", ".join(events)
+        log.info("ZFS event%s %s: publishing the pools", "s" if len(events) > 1 else "", said)
         try:
             return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, POOL_PARTS)
         except Exception:  # as a pass's
-            log.exception("state not published after ZFS event %s", event)
+            log.exception("state not published after ZFS events %s", said)
             return None
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            seen = zed.last_event(self.files)
+            zed.take_events(self.files)  # the pass reads after them
             self.run_once()
             due = time.monotonic() + self.interval  # after the pass: a slow one never runs back to back
-            while (event := self._wait(due, seen)) is not None:
-                seen = event
-                self.on_event(event)
+            while events := self._wait(due):
+                self.on_events(events)
                 self._stop.wait(EVENT_GAP)  # a burst of events (a flapping disk): one pass per gap
 
-    def _wait(self, due: float, seen: str | None) -> str | None:
-        """The first ZFS event other than ``seen`` before ``due`` (monotonic); None at ``due`` or a stop."""
+    def _wait(self, due: float) -> list[str]:
+        """The ZFS events that came before ``due`` (monotonic), taken at the first look that finds any;
+        empty at ``due`` or a stop."""
         while (left := due - time.monotonic()) > 0:
             if self._stop.wait(min(left, EVENT_LOOK)):
-                return None
-            if (event := zed.last_event(self.files)) != seen and event is not None:
-                return event
-        return None
+                return []
+            if events := zed.take_events(self.files):
+                return events
+        return []
 
     def start(self) -> None:
         """Start sampling (the first sample right away)."""

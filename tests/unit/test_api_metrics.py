@@ -253,7 +253,9 @@ def test_a_zfs_event_publishes_the_pools_between_passes(
         first = snapshot.read()
         assert first is not None and _rows(client) == 1 and s.passes == 1
         ran = len(runner.calls)
-        files.write(zed.EVENT, "8 statechange\n")  # what the zedlet leaves for a vdev's new state
+        files.write(
+            "/run/arcvsa-zfs-events/8", "statechange\n"
+        )  # what the zedlet leaves for a vdev's new state
         deadline = time.monotonic() + 10
         while (now := snapshot.read()) is None or now.taken_at == first.taken_at:
             assert time.monotonic() < deadline, "no pass after the event"
@@ -267,3 +269,38 @@ def test_a_zfs_event_publishes_the_pools_between_passes(
     assert ["zpool", "list", "-j", "--json-int"] in evented
     assert not [c for c in evented if c[-1].endswith("ShowExports")]  # pools, datasets, disks only
     assert now.polled_at == first.polled_at  # not a full pass: the stale alert still counts from it
+
+
+def test_events_close_together_are_one_pass_and_those_before_a_pass_none(
+    tmp_path: Path, client: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Events left before a full pass are that pass's (it reads after them); events the poller finds at
+    one look are one pass that names them all, oldest first, whatever order their zedlets finished in."""
+    root = tmp_path / "root"
+    gw, files, _ = _service_tools(root)
+    files.write("/run/arcvsa-zfs-events/7", "pool_import\n")  # before the poller started
+    state = client.app.state  # type: ignore[attr-defined]
+    s = sampler.Sampler(gw, files, state.sessionmaker, state.settings, interval=60.0, keep=10)
+    snapshot = Store(state.settings.state_file)
+    events = root / "run/arcvsa-zfs-events"
+    with caplog.at_level(logging.INFO, logger="api.metrics.sampler"):
+        s.start()
+        deadline = time.monotonic() + 10
+        while _rows(client) == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        first = snapshot.read()
+        assert first is not None and s.passes == 1 and not list(events.iterdir())  # taken by the pass
+        events.rmdir()
+        ready = tmp_path / "ready"  # both at once, as two zedlets can finish between two looks
+        ready.mkdir()
+        (ready / "60").write_text("scrub_finish\n", encoding="utf-8")
+        (ready / "59").write_text("scrub_start\n", encoding="utf-8")
+        ready.rename(events)
+        deadline = time.monotonic() + 10
+        while (now := snapshot.read()) is None or now.taken_at == first.taken_at:
+            assert time.monotonic() < deadline, "no pass after the events"
+            time.sleep(0.05)
+        time.sleep(sampler.EVENT_GAP + 2 * sampler.EVENT_LOOK)  # no second pass for the same events
+        s.stop()
+    said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ZFS event")]
+    assert said == ["ZFS events 59 scrub_start, 60 scrub_finish: publishing the pools"]

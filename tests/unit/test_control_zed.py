@@ -18,12 +18,12 @@ from process import run
 
 
 def _zedlet(tmp_path: Path) -> tuple[Path, Path]:
-    """The zedlet as written, its event file moved below ``tmp_path``."""
-    event = tmp_path / "event"
+    """The zedlet as written, its events' folder moved below ``tmp_path``."""
+    events = tmp_path / "run/arcvsa-zfs-events"
     script = tmp_path / "all-arcvsa-wake.sh"
-    script.write_text(zed.ZEDLET_TEXT.replace(zed.EVENT, str(event)), encoding="utf-8")
+    script.write_text(zed.ZEDLET_TEXT.replace(zed.EVENTS, str(events)), encoding="utf-8")
     script.chmod(0o755)
-    return script, event
+    return script, events
 
 
 @pytest.mark.parametrize(
@@ -41,19 +41,32 @@ def _zedlet(tmp_path: Path) -> tuple[Path, Path]:
 def test_the_zedlet_leaves_each_event_but_arcvsas_own_commands(
     tmp_path: Path, subclass: str, woken: bool
 ) -> None:
-    script, event = _zedlet(tmp_path)
+    script, events = _zedlet(tmp_path)
     env = {"PATH": os.environ["PATH"], "ZEVENT_EID": "41", "ZEVENT_SUBCLASS": subclass}
     run([str(script)], timeout=10, env=env)
-    assert (event.read_text(encoding="utf-8") if event.exists() else None) == (
-        f"41 {subclass}\n" if woken else None
-    )
+    left = {p.name: p.read_text(encoding="utf-8") for p in events.iterdir()} if events.exists() else {}
+    assert left == ({"41": f"{subclass}\n"} if woken else {})
 
 
-def test_the_last_event_is_what_the_zedlet_left(tmp_path: Path) -> None:
+def test_zedlets_finishing_out_of_order_lose_no_event(tmp_path: Path) -> None:
+    """A short scrub's end can be written before its start: both stay, each in its own file."""
+    script, _ = _zedlet(tmp_path)
+    for eid, subclass in (("60", "scrub_finish"), ("59", "scrub_start")):
+        env = {"PATH": os.environ["PATH"], "ZEVENT_EID": eid, "ZEVENT_SUBCLASS": subclass}
+        run([str(script)], timeout=10, env=env)
+    assert zed.take_events(LocalFiles(tmp_path)) == ["59 scrub_start", "60 scrub_finish"]
+
+
+def test_events_are_taken_in_id_order_once(tmp_path: Path) -> None:
     files = LocalFiles(tmp_path)
-    assert zed.last_event(files) is None  # none yet this boot
-    files.write("/run/arcvsa-zfs-event", "41 statechange\n")
-    assert zed.last_event(files) == "41 statechange"
+    assert zed.take_events(files) == []  # none yet this boot: the folder is not there
+    files.write("/run/arcvsa-zfs-events/10", "statechange\n")
+    files.write("/run/arcvsa-zfs-events/9", "vdev_remove\n")
+    files.write("/run/arcvsa-zfs-events/100", "")  # read while its zedlet was still writing it
+    assert zed.take_events(files) == ["9 vdev_remove", "10 statechange", "100"]  # numbers, not text
+    assert zed.take_events(files) == []  # taken: the files are gone
+    files.write("/run/arcvsa-zfs-events/101", "scrub_finish\n")
+    assert zed.take_events(files) == ["101 scrub_finish"]
 
 
 def test_the_zedlet_is_put_in_place_once_and_zed_restarted_for_it(
