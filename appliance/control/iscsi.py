@@ -220,7 +220,12 @@ class EnableTpg(Step):
 
 @dataclass(frozen=True)
 class DeleteAcl(Step):
+    """A stale initiator's ACL, with what recreates it as it was should the change fail after it."""
+
     initiator: str
+    userid: str
+    password: str = field(repr=False)
+    mapped: tuple[tuple[int, int], ...]  # (mapped LUN, TPG LUN)
 
 
 def plan(spec: TargetSpec, seen: Observed) -> list[Step]:
@@ -270,7 +275,9 @@ def plan(spec: TargetSpec, seen: Observed) -> list[Step]:
             steps.append(CreateMappedLun(iqn, initiator, LUN, LUN))
     if not tpg.enabled:
         steps.append(EnableTpg(iqn))
-    steps += [DeleteAcl(iqn, name) for name in sorted(set(tpg.acls) - set(spec.initiators))]
+    for name in sorted(set(tpg.acls) - set(spec.initiators)):
+        stale = tpg.acls[name]
+        steps.append(DeleteAcl(iqn, name, stale.userid, stale.password, tuple(sorted(stale.mapped.items()))))
     return steps
 
 

@@ -200,9 +200,17 @@ class Lio:
                 tpg = self._tpg(iqn)
                 tpg.enable = True
                 return lambda: setattr(tpg, "enable", False)
-            case iscsi.DeleteAcl(iqn=iqn, initiator=initiator):
+            case iscsi.DeleteAcl(iqn=iqn, initiator=initiator) as stale:
                 self._acl(iqn, initiator).delete()
-                return None
+
+                def recreate() -> None:
+                    acl = rts.NodeACL(self._tpg(iqn), initiator, mode="create")
+                    if stale.userid:
+                        acl.chap_userid, acl.chap_password = stale.userid, stale.password
+                    for mapped, lun in stale.mapped:
+                        rts.MappedLUN(acl, mapped, lun, write_protect=False)
+
+                return recreate
         raise AssertionError(f"no handler for {step!r}")
 
     def save(self) -> None:

@@ -83,10 +83,20 @@ class TableLio:
                 return self._make(f"{t}/tpg/acl:{i}/lun0")
             case iscsi.EnableTpg():
                 return self._set(f"{t}/tpg/enable", True, False)
-            case iscsi.DeleteAcl(initiator=i):
-                self._remove(f"{t}/tpg/acl:{i}/lun0")
-                self._remove(f"{t}/tpg/acl:{i}")
-                return None
+            case iscsi.DeleteAcl(initiator=i, userid=u, password=p, mapped=mapped):
+                acl, auth = f"{t}/tpg/acl:{i}", (u, p)
+                luns = [f"{acl}/lun{m}" for m, _ in mapped]
+                for path in [*luns, acl]:
+                    self._remove(path)
+                self.values.pop(f"{acl}/auth", None)
+
+                def recreate() -> None:
+                    self._make(acl)
+                    self._set(f"{acl}/auth", auth, None)
+                    for path in luns:
+                        self._make(path)
+
+                return recreate
         raise AssertionError(step)
 
 
@@ -131,31 +141,41 @@ def test_a_failed_save_undoes_every_step() -> None:
     assert table.objects == ROOTS
 
 
-def test_an_update_that_fails_restores_the_values_it_changed_and_keeps_what_existed() -> None:
-    have = spec([ESXI])
-    seen = Observed(
-        backstore=ObservedBackstore(
-            "tank_lun0", "/dev/zvol/tank/lun0", {**iscsi.VAAI, "emulate_caw": 0}, {IQN}
-        ),
-        target=True,
-        tpg=ObservedTpg(
-            enabled=True,
-            attributes=have.tpg_attributes(),
-            portals={iscsi.PORTAL},
-            luns={0: "tank_lun0"},
-            acls={ESXI: ObservedAcl("esxi", "lab-only-secret-1", {0: 0})},
-        ),
-    )
-    steps = iscsi.plan(spec([ESXI2]), seen)  # caw back on, ESXI2 in, ESXI out
-    table = TableLio(fail_at=len(steps) - 1)  # the stale ACL's removal fails
+HAVE = spec([ESXI])
+SEEN = Observed(
+    backstore=ObservedBackstore("tank_lun0", "/dev/zvol/tank/lun0", {**iscsi.VAAI, "emulate_caw": 0}, {IQN}),
+    target=True,
+    tpg=ObservedTpg(
+        enabled=True,
+        attributes=HAVE.tpg_attributes(),
+        portals={iscsi.PORTAL},
+        luns={0: "tank_lun0"},
+        acls={ESXI: ObservedAcl("esxi", "lab-only-secret-1", {0: 0})},
+    ),
+)
+UPDATE = iscsi.plan(spec([ESXI2]), SEEN)  # caw back on, ESXI2 in, ESXI out (last)
+
+
+def test_an_update_sets_a_value_back_adds_an_initiator_and_drops_the_stale_one_last() -> None:
+    assert isinstance(UPDATE[0], iscsi.SetBackstoreAttribute) and isinstance(UPDATE[-1], iscsi.DeleteAcl)
+
+
+@pytest.mark.parametrize("k", range(len(UPDATE) + 1))  # the last: every step applied, the save fails
+def test_an_update_that_fails_anywhere_restores_what_existed(k: int) -> None:
+    table = TableLio(fail_at=k)
     existing = ROOTS | {"b/tank_lun0", f"t/{IQN}", f"t/{IQN}/tpg", f"t/{IQN}/tpg/portal", f"t/{IQN}/tpg/lun0"}
     existing |= {f"t/{IQN}/tpg/acl:{ESXI}", f"t/{IQN}/tpg/acl:{ESXI}/lun0"}
     table.objects |= existing
-    table.values["b/tank_lun0/emulate_caw"] = 0
+    values = {"b/tank_lun0/emulate_caw": 0, f"t/{IQN}/tpg/acl:{ESXI}/auth": ("esxi", "lab-only-secret-1")}
+    table.values |= values
+
+    def save() -> None:
+        raise OSError("read-only file system")
+
     with pytest.raises(lio.LioFault):
-        lio._run(table, steps, lambda: None)
+        lio._run(table, UPDATE, save)
     assert table.objects == existing
-    assert table.values["b/tank_lun0/emulate_caw"] == 0
+    assert {path: table.values.get(path) for path in values} == values  # the stale ACL's CHAP too
 
 
 def test_a_path_that_never_becomes_a_block_device_is_a_fault(tmp_path: Path) -> None:

@@ -20,6 +20,9 @@ itself a second time.
 - Reading the targets (what GET answers from) starts no process: configfs through rtslib only.
 - The reconciler converges: run again on what it made it changes nothing, and a VAAI attribute set by
   hand is set back (and nothing else touched).
+- An update that drops an initiator, whose save then fails (the save replaced in the guest's process, the
+  one hook here: LIO itself refuses no removal), makes that initiator's ACL again with its CHAP and its
+  mapped LUN; the same update without the hook then drops it.
 """
 
 from __future__ import annotations
@@ -309,4 +312,54 @@ def test_a_second_reconcile_changes_nothing_and_a_hand_change_is_set_back(
     assert len(changed) == 1 and "emulate_caw" in changed[0] and cred["secret"] not in changed[0], changed
     assert in_guest(guest, ["cat", f"{caw}/attrib/emulate_caw"]).stdout.strip() == "1"
     assert reconcile() == []
+    api.call("DELETE", f"{TARGETS}/{iqn}", expect=204)
+
+
+RECONCILE_UNSAVED = r"""
+import json, sys
+from appliance.control import iscsi, lio
+def save(self):
+    raise OSError("the saved configuration cannot be written")
+lio.Lio.save = save
+spec = iscsi.TargetSpec.model_validate_json(sys.stdin.read())
+try:
+    lio.reconcile(spec)
+except lio.LioFault as err:
+    print(json.dumps(str(err)))
+"""
+
+
+def test_a_dropped_initiator_comes_back_whole_when_the_change_fails_after_it(
+    api: LabApi, guest: SshRunner, zvol: str
+) -> None:
+    iqn = "iqn.2026-11.lab.arcvsa:drop-undone"
+    cred = chap()
+    made = {"iqn": iqn, "zvol": zvol, "initiators": [HOST_A, HOST_B], "chap": cred}
+    api.call("POST", TARGETS, made, expect=201)
+    before, before_saved = lio_tree(guest), saved(guest)
+    acl_b = f"{CONFIGFS}/iscsi/{iqn}/tpgt_1/acls/{HOST_B}"
+    assert f"{acl_b}/lun_0" in before
+    spec = {
+        "iqn": iqn,
+        "zvol": zvol,
+        "backstore": zvol.replace("/", "_"),
+        "initiators": [HOST_A],
+        "chap": cred,
+    }
+    argv = ["/opt/arcvsa/venv/bin/python", "-c", RECONCILE_UNSAVED]
+    answer = guest.execute(argv, timeout=300, input_text=json.dumps(spec))
+    assert answer.exit_code == 0, answer.stderr
+    refused = json.loads(answer.stdout)
+    print(f"\nrefused at the save: {refused[:200]}")
+    assert "saving the configuration" in refused and cred["secret"] not in refused
+    assert lio_tree(guest) == before, f"missing: {sorted(set(before) - set(lio_tree(guest)))}"
+    assert in_guest(guest, ["cat", f"{acl_b}/auth/userid"]).stdout.strip() == cred["user"]
+    assert in_guest(guest, ["cat", f"{acl_b}/auth/password"]).stdout.strip() == cred["secret"]
+    assert saved(guest) == before_saved
+    answer = guest.execute(
+        ["/opt/arcvsa/venv/bin/python", "-c", RECONCILE], timeout=300, input_text=json.dumps(spec)
+    )
+    assert answer.exit_code == 0, answer.stderr
+    assert [c for c in json.loads(answer.stdout) if "DeleteAcl" in c], answer.stdout
+    assert f"{acl_b}/lun_0" not in lio_tree(guest)
     api.call("DELETE", f"{TARGETS}/{iqn}", expect=204)
