@@ -9,11 +9,12 @@ import logging
 
 import uvicorn
 import uvicorn.config
+from sqlalchemy.orm import Session, sessionmaker
 
 from api.app import create_app
 from api.settings import Settings
 from api.tls import ensure_certificate
-from appliance.control import modparams
+from api.tuning import service as tuning
 from appliance.control.errors import ControlError
 from appliance.control.files import Files, LocalFiles
 from appliance.upgrade import release
@@ -42,19 +43,21 @@ def log_config() -> dict[str, object]:
     return config
 
 
-def hold_device_wait(settings: Settings, files: Files | None = None) -> None:
-    """On an appliance (a release installed), before any pool can be made through the api; on a dev host
-    or in a test the machine's modprobe.d is left alone. Not fatal: without it a create that outlasts the
-    module's default wait is still retried (appliance.control.pools)."""
+def hold_tuning_plan(settings: Settings, factory: sessionmaker[Session], files: Files | None = None) -> None:
+    """The stored tuning plan, and the device wait where it sets none, held on an appliance (a release
+    installed) before any pool can be made through the api; on a dev host or in a test the machine's
+    modprobe.d is left alone. Not fatal: the poller's reconcile tries again, and without the device wait a
+    create that outlasts the module's default wait is still retried (appliance.control.pools)."""
     if release.current(settings.install_root) is None:
         return
     try:
-        held = modparams.hold_device_wait(files or LocalFiles("/"))
+        with tuning.changing(settings), factory() as db:
+            changed = tuning.reconcile(files or LocalFiles("/"), db)
     except (ControlError, OSError) as err:
-        log.warning("the zfs device wait is not held: %s", err)
+        log.warning("the tuning plan is not held: %s", err)
         return
-    if held.changed_live or held.persisted:  # the file written, or removed for the admin's own value
-        log.info("zfs device wait: live %s, modprobe.d changed: %s", held.changed_live, held.persisted)
+    if changed:
+        log.info("tuning plan held: %s", ", ".join(changed))
 
 
 def main() -> None:
@@ -66,9 +69,9 @@ def main() -> None:
     # (and on to a remote syslog when forwarding is on); uvicorn configures its own loggers.
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     settings = Settings()
-    hold_device_wait(settings)
     cert, key = ensure_certificate(settings.data_dir)
     app = create_app(settings)
+    hold_tuning_plan(settings, app.state.sessionmaker)
     # What is built by now (modules, routes, schemas: ~175k objects) lives as long as the process. A full
     # collection walks all of it with the GIL held, a stall for every request in flight. Frozen, the
     # collector walks only what came since.

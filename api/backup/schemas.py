@@ -109,7 +109,9 @@ class Payload(BaseModel):
     nfs_backend: Backend | None = Field(description="the NFS server chosen (None: never chosen)")
     exports: list[BackupExport] = Field(description="NFS exports")
     iscsi_targets: list[BackupTarget] = Field(description="iSCSI targets")
-    tuning: dict[str, int] = Field(description="ZFS module parameters persisted in modprobe.d")
+    tuning: dict[str, int] = Field(
+        description="the tuning plan: ZFS module parameters held in effect and at module load"
+    )
     notify: BackupNotify | None = Field(description="notification settings (None: never set)")
     tls: BackupTls | None = Field(description="the api's certificate and key (None: none installed)")
     scrape_tokens: list[BackupScrapeToken] = Field(description="Prometheus scrape tokens")

@@ -61,7 +61,7 @@ from api.settings import Settings
 from api.tls import paths
 from api.tuning import service as tuning
 from api.vcenters.table import VCenter
-from appliance.control import datasets, iscsi, lio, modparams, pools
+from appliance.control import datasets, iscsi, lio, pools
 from appliance.control.datasets import Dataset
 from appliance.control.errors import ControlError, InvalidRequest
 from appliance.control.files import Files
@@ -174,7 +174,7 @@ def collect(db: Session, box: SecretBox, files: Files, settings: Settings) -> Pa
         nfs_backend=chosen.value if chosen is not None else None,
         exports=nfs,
         iscsi_targets=targets,
-        tuning=modparams.persisted(files),
+        tuning=tuning.plan(db),
         notify=_notify(db, box, skipped),
         tls=_tls(settings),
         scrape_tokens=tokens,
@@ -373,11 +373,13 @@ def _iscsi(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> list
     return made
 
 
-def _tuning(files: Files, settings: Settings, payload: Payload, done: _Progress) -> dict[str, int]:
+def _tuning(
+    files: Files, settings: Settings, db: Session, payload: Payload, done: _Progress
+) -> dict[str, int]:
     if not payload.tuning:
         return {}
     try:
-        tuning.apply(files, settings, payload.tuning)
+        tuning.apply(files, settings, db, payload.tuning)
     except ControlError as err:
         done.lost("tuning", ",".join(sorted(payload.tuning)), str(err))
         return {}
@@ -431,7 +433,7 @@ def restore(
         _settings(db, box, payload, applied, chosen.value)
         db.commit()
     targets = _iscsi(gw, files, payload, done)
-    tuned = _tuning(files, settings, payload, done)
+    tuned = _tuning(files, settings, db, payload, done)
     _log_forwarding(gw, files, payload, done)
     tls = _certificate(settings, payload, by, done)
     log.info(

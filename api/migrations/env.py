@@ -8,6 +8,7 @@ from api.db import Base
 from api.deployments import table as _deployments  # noqa: F401
 from api.jobs import table as _jobs  # noqa: F401
 from api.notify import table as _notify  # noqa: F401
+from api.tuning import table as _tuning  # noqa: F401
 from api.vcenters import table as _vcenters  # noqa: F401
 
 connection = context.config.attributes["connection"]

@@ -1,5 +1,5 @@
-"""Bring the appliance to its desired state: each noun's reconciler given what is stored for it (the
-exports' rows in SQLite; the module parameters' modprobe.d files, which the module also loads at boot).
+"""Bring the appliance to its desired state: each noun's reconciler given what is stored for it in SQLite
+(the exports' rows, the tuning plan's).
 
 The poller runs this at its first pass (boot) and every RECONCILE_EVERY passes after; the api's routes
 reconcile the noun they change before they store it. The outcome is published with the state, and a noun
@@ -14,7 +14,6 @@ from api.exports import service as exports
 from api.settings import Settings
 from api.state.snapshot import now
 from api.tuning import service as tuning
-from appliance.control import modparams
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import backends
@@ -35,10 +34,10 @@ def nfs_exports(gw: Gateway, files: Files, factory: sessionmaker[Session], setti
     ]
 
 
-def zfs_parameters(files: Files, settings: Settings) -> list[str]:
-    """The module parameters in effect back to modprobe.d's, their desired state (modparams.converge)."""
-    with tuning.changing(settings):
-        return modparams.converge(files)
+def zfs_parameters(files: Files, factory: sessionmaker[Session], settings: Settings) -> list[str]:
+    """The stored tuning plan in effect and in modprobe.d (api.tuning.service.reconcile)."""
+    with tuning.changing(settings), factory() as db:
+        return tuning.reconcile(files, db)
 
 
 def everything(
@@ -47,5 +46,5 @@ def everything(
     """Reconcile every noun, each on its own: one that fails does not keep the others from converging."""
     return [
         attempt(Noun.nfs_exports, now, lambda: nfs_exports(gw, files, factory, settings)),
-        attempt(Noun.zfs_parameters, now, lambda: zfs_parameters(files, settings)),
+        attempt(Noun.zfs_parameters, now, lambda: zfs_parameters(files, factory, settings)),
     ]

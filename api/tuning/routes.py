@@ -6,12 +6,11 @@ from fastapi import APIRouter
 from zfs_tuning import calculator, profiles
 from zfs_tuning.schema import Profile
 
-from api.deps import AppSettings
+from api.deps import AppSettings, Db
 from api.storage.deps import Fs
 from api.storage.routes import REFUSED
 from api.tuning import service
-from api.tuning.schemas import Parameter, ParametersUpdate
-from appliance.control.modparams import Applied
+from api.tuning.schemas import Applied, Parameter, ParametersUpdate
 
 router = APIRouter(prefix="/api/tuning", tags=["tuning"])
 
@@ -29,12 +28,12 @@ def recommendation(body: calculator.SizingInput) -> calculator.Plan:
 
 
 @router.get("/parameters", responses=REFUSED)
-def get_parameters(fs: Fs) -> list[Parameter]:
+def get_parameters(fs: Fs, db: Db) -> list[Parameter]:
     """The module parameters arcvsa tunes: value in effect and value set at module load."""
-    return service.parameters(fs)
+    return service.parameters(fs, db)
 
 
 @router.put("/parameters", responses=REFUSED)
-def put_parameters(body: ParametersUpdate, fs: Fs, settings: AppSettings) -> Applied:
-    """Apply module parameters live where they differ and persist the whole set in modprobe.d."""
-    return service.apply(fs, settings, body.params)
+def put_parameters(body: ParametersUpdate, fs: Fs, settings: AppSettings, db: Db) -> Applied:
+    """A new tuning plan: applied live where it differs, stored, and persisted whole in modprobe.d."""
+    return service.apply(fs, settings, db, body.params)

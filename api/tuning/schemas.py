@@ -14,7 +14,16 @@ class Parameter(BaseModel):
 
     name: str = Field(description="module parameter, e.g. zfs_arc_max")
     value: int = Field(description="the value in effect now (/sys/module/zfs/parameters)")
-    persisted: int | None = Field(description="the value set at module load (modprobe.d), if arcvsa set one")
+    persisted: int | None = Field(
+        description="the tuning plan's value, also set at every module load (modprobe.d), if the plan sets one"
+    )
+
+
+class Applied(BaseModel):
+    """What a new tuning plan changed."""
+
+    changed_live: dict[str, int] = Field(description="parameters written to sysfs (new value)")
+    persisted: bool = Field(description="the modprobe.d file was (re)written")
 
 
 class ParametersUpdate(BaseModel):

@@ -1,14 +1,22 @@
-"""Module parameters through appliance.control.modparams: every name checked before anything is written."""
+"""The tuning plan: ZFS module parameters stored as the desired state (SQLite) and held in effect and at
+module load by appliance.control.modparams."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
 from api.settings import Settings
-from api.tuning.schemas import Parameter
+from api.tuning.schemas import Applied, Parameter
+from api.tuning.table import ZfsParameter
 from appliance.control import lock, modparams
-from appliance.control.errors import InvalidName
+from appliance.control.errors import ControlError
 from appliance.control.files import Files
+
+log = logging.getLogger(__name__)
 
 # What the calculator sizes and the profiles choose (zfs_tuning.calculator.plan's module keys).
 TUNED = (
@@ -24,27 +32,69 @@ TUNED = (
 )
 
 
-def parameters(files: Files) -> list[Parameter]:
-    """The tuned parameters (and any persisted one) present in sysfs, with their persisted values."""
-    saved = modparams.persisted(files)
+def plan(db: Session) -> dict[str, int]:
+    """The stored tuning plan (empty: none chosen)."""
+    return {row.name: row.value for row in db.scalars(select(ZfsParameter))}
+
+
+def _store(db: Session, params: dict[str, int]) -> None:
+    db.execute(delete(ZfsParameter))
+    db.add_all(ZfsParameter(name=name, value=value) for name, value in params.items())
+
+
+def parameters(files: Files, db: Session) -> list[Parameter]:
+    """The tuned parameters (and any planned one) present in sysfs, with their planned values."""
+    planned = plan(db)
     out = []
-    for name in sorted(set(TUNED) | set(saved)):
+    for name in sorted(set(TUNED) | set(planned)):
         if files.read(f"{modparams.SYSFS}/{name}") is not None:
-            out.append(Parameter(name=name, value=modparams.current(files, name), persisted=saved.get(name)))
+            out.append(
+                Parameter(name=name, value=modparams.current(files, name), persisted=planned.get(name))
+            )
     return out
 
 
 def changing(settings: Settings) -> contextlib.AbstractContextManager[None]:
-    """Held by every change of the module parameters: the api's, a restore's and the poller's reconcile
-    (another process), so a reconcile never sets the values of a plan being replaced."""
+    """Held by every change of the module parameters, from reading the plan to committing it: the api's,
+    a restore's and the poller's reconcile (another process), so a reconcile never holds a plan being
+    replaced."""
     return lock.held(settings.data_dir / "tuning.lock")
 
 
-def apply(files: Files, settings: Settings, params: dict[str, int]) -> modparams.Applied:
-    """Apply live and persist; a bad or unknown name is refused before any value is written."""
+def apply(files: Files, settings: Settings, db: Session, params: dict[str, int]) -> Applied:
+    """A new plan, in effect and stored, or refused whole: a bad or unknown name before any value is
+    written; a value the module refuses with the values the old plan holds set back, nothing stored."""
+    modparams.check(params)
     for name in params:
-        if not modparams.NAME.fullmatch(name):
-            raise InvalidName(f"not a zfs module parameter name: {name!r}")
         modparams.current(files, name)  # NotFound for a parameter this zfs does not have
     with changing(settings):
-        return modparams.apply(files, params)
+        before = _adopted(files, db)
+        try:
+            held = modparams.hold(files, params)
+        except ControlError:
+            with contextlib.suppress(ControlError):  # best effort: the next reconcile tries again
+                modparams.hold(files, before)
+            raise
+        _store(db, params)
+        db.commit()
+    return Applied(
+        changed_live={name: new for name, _, new in held.live}, persisted=modparams.MODPROBE in held.files
+    )
+
+
+def _adopted(files: Files, db: Session) -> dict[str, int]:
+    """The stored plan. Releases before it was stored kept it in modprobe.d alone: with none stored, that
+    file's values are the plan, stored once (a plan once stored is never empty: a new one names at least
+    one parameter)."""
+    wanted = plan(db)
+    if not wanted and (found := modparams.persisted(files)):
+        _store(db, found)
+        db.commit()
+        log.info("the tuning plan in %s is now stored: %s", modparams.MODPROBE, found)
+        return found
+    return wanted
+
+
+def reconcile(files: Files, db: Session) -> list[str]:
+    """The stored plan held (modparams.hold); what that changed. The caller holds ``changing``."""
+    return modparams.hold(files, _adopted(files, db)).said()

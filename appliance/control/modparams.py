@@ -1,9 +1,10 @@
-"""ZFS module parameters: applied live through /sys/module/zfs/parameters, persisted in /etc/modprobe.d.
+"""ZFS module parameters: a tuning plan (the desired state, stored by the api) held in effect through
+/sys/module/zfs/parameters and at every module load through /etc/modprobe.d.
 
-Two files, which modprobe merges: the tuning plan's (``MODPROBE``, the admin's choice) and the device
-wait every appliance holds whatever its plan (``DEVICES``). Idempotent: a value already in effect is not
-written again, and a file is rewritten only when its content changes (the initramfs is not rebuilt: zfs
-loads from the root file system here).
+Two files, which modprobe merges: the tuning plan's (``MODPROBE``) and the device wait every appliance
+holds where its plan does not set it (``DEVICES``). Idempotent: a value already in effect is not written
+again, and a file is rewritten only when its content changes (the initramfs is not rebuilt: zfs loads
+from the root file system here).
 """
 
 from __future__ import annotations
@@ -32,11 +33,18 @@ DEVICES_HEADER = (
 )
 
 
-class Applied(BaseModel):
-    """What apply() did."""
+class Held(BaseModel):
+    """What hold() changed: values set in effect and files rewritten (or removed)."""
 
-    changed_live: dict[str, int] = Field(description="parameters written to sysfs (new value)")
-    persisted: bool = Field(description="the modprobe.d file was (re)written")
+    live: list[tuple[str, int, int]] = Field(description="(parameter, value before, value set)")
+    files: list[str] = Field(description="modprobe.d files rewritten or removed")
+
+    def said(self) -> list[str]:
+        """One line per change, for a reconcile's outcome and the log."""
+        return [
+            *(f"{name} set to {new} (was {old})" for name, old, new in self.live),
+            *(f"{path} rewritten from the tuning plan" for path in self.files),
+        ]
 
 
 def render(params: dict[str, int], header: str = HEADER) -> str:
@@ -60,27 +68,36 @@ def current(files: Files, name: str) -> int:
     return int(text.strip())
 
 
-def apply(files: Files, params: dict[str, int], path: str = MODPROBE, header: str = HEADER) -> Applied:
-    """Apply ``params`` live where they differ and persist them all in ``path``."""
+def check(params: dict[str, int]) -> None:
+    """InvalidName for the first name that is not a zfs module parameter's."""
     for name in params:
         if not NAME.fullmatch(name):
             raise InvalidName(f"not a zfs module parameter name: {name!r}")
-    changed = {name: new for name, _, new in _set_live(files, params)}
-    return Applied(changed_live=changed, persisted=files.write(path, render(params, header)))
 
 
-def converge(files: Files) -> list[str]:
-    """The values in effect brought back to what modprobe.d sets at module load (the tuning plan's over
-    the device wait's): one changed by hand is set again, and said. Neither file is written."""
-    wanted = {**persisted(files, DEVICES), **persisted(files)}
-    return [f"{name} set to {new} (was {old})" for name, old, new in _set_live(files, wanted)]
+def hold(files: Files, plan: dict[str, int]) -> Held:
+    """``plan`` in effect and at every module load, with the device wait where the plan does not set it.
+
+    The values in effect first: a value the module refuses (SystemFault) is then never written where the
+    module loads from, which would keep zfs from loading at the next boot. A parameter the plan leaves out
+    keeps its value in effect until the next module load."""
+    check(plan)
+    device = {k: v for k, v in DEVICE_WAIT.items() if k not in plan}
+    live = _set_live(files, {**device, **plan})
+    rewritten = [
+        path
+        for path, params, header in ((MODPROBE, plan, HEADER), (DEVICES, device, DEVICES_HEADER))
+        if (files.write(path, render(params, header)) if params else files.remove(path))
+    ]
+    return Held(live=live, files=rewritten)
 
 
 def _set_live(files: Files, params: dict[str, int]) -> list[tuple[str, int, int]]:
     """Write each value that differs from the one in effect: (name, old, new) for each written."""
+    olds = {name: current(files, name) for name in sorted(params)}  # NotFound before any write
     done = []
-    for name, value in sorted(params.items()):
-        old, new = current(files, name), int(value)
+    for name, old in olds.items():
+        new = int(params[name])
         if old == new:
             continue
         try:
@@ -89,15 +106,3 @@ def _set_live(files: Files, params: dict[str, int]) -> list[tuple[str, int, int]
             raise SystemFault(f"the zfs module refused {name}={new}: {exc.strerror or exc}") from exc
         done.append((name, old, new))
     return done
-
-
-def hold_device_wait(files: Files) -> Applied:
-    """The device wait in effect now and at every module load. The api does this at each start rather
-    than the image carrying the file: an in-place upgrade installs code and units, not /etc, so an
-    appliance first built without it gets it from the first release that runs this. A value the admin
-    put in the tuning plan stands: then there is no device file to contradict it."""
-    chosen = persisted(files)
-    wanted = {k: v for k, v in DEVICE_WAIT.items() if k not in chosen}
-    if not wanted:
-        return Applied(changed_live={}, persisted=files.remove(DEVICES))
-    return apply(files, wanted, DEVICES, DEVICES_HEADER)

@@ -55,6 +55,7 @@ class Flow:
     def __init__(self, tmp_path: Path) -> None:
         self.recording = load("api_tuning")
         gateway, self.files, self.runner = replay("api_tuning", tmp_path / "root")
+        api_flows.held_at_start(self.files)
         self.client = api_flows.client(tmp_path / "data", gateway, self.files)
 
 

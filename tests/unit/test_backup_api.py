@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner, load, replay
 from sqlalchemy import select
 from support.api import ADMIN, ADMIN_PASSWORD, client_for, logged_in, make_settings
@@ -62,6 +63,7 @@ class Appliance:
 
     def __init__(self, folder: Path) -> None:
         _, self.files, _ = replay("api_tuning", folder / "root")  # /sys/module/zfs/parameters as the lab had
+        api_flows.held_at_start(self.files)
         self.files.remove(modparams.MODPROBE)
         self.runner = ReplayRunner({"commands": []})
         self.client = logged_in(client_for(make_settings(folder / "data")))

@@ -21,6 +21,7 @@ from api.backup import envelope
 def test_the_restore_answers_and_runs_what_it_did_live(tmp_path: Path) -> None:
     recording = load("backup_restore")
     gateway, files, runner = replay_log("backup_restore", tmp_path / "root")
+    api_flows.held_at_start(files)
     client = api_flows.client(tmp_path / "data", gateway, files)
     answers = backup_flows.restore_flow(client, recording["backup"])
     assert answers == recording["api"]

@@ -45,21 +45,23 @@ def test_iostat_over_an_interval(tmp_path: Path) -> None:
 
 def test_module_parameters_applied_once_and_persisted(tmp_path: Path) -> None:
     _, files, _ = replay("metrics", tmp_path)
+    files.write(f"{modparams.SYSFS}/zfs_vdev_open_timeout_ms", "10000\n")  # as the api held it at start
     wanted = {"zfs_arc_max": 2 << 30, "l2arc_noprefetch": 0, "zfs_txg_timeout": 5}
-    first = modparams.apply(files, wanted)
-    assert first.changed_live == {"zfs_arc_max": 2 << 30, "l2arc_noprefetch": 0}  # txg timeout was 5 already
-    assert first.persisted
+    first = modparams.hold(files, wanted)
+    live = [(name, new) for name, _, new in first.live]
+    assert live == [("l2arc_noprefetch", 0), ("zfs_arc_max", 2 << 30)]  # txg timeout was 5 already
+    assert modparams.MODPROBE in first.files
     assert files.read(modparams.MODPROBE) == modparams.render(wanted)
     assert "options zfs l2arc_noprefetch=0 zfs_arc_max=2147483648 zfs_txg_timeout=5" in modparams.render(
         wanted
     )
-    second = modparams.apply(files, wanted)
-    assert second.changed_live == {} and not second.persisted
+    second = modparams.hold(files, wanted)
+    assert second.live == [] and second.files == []
 
 
 def test_module_parameter_names_are_checked(tmp_path: Path) -> None:
     files = LocalFiles(tmp_path)
     with pytest.raises(InvalidName):
-        modparams.apply(files, {"../../../etc/passwd": 1})
+        modparams.hold(files, {"../../../etc/passwd": 1})
     with pytest.raises(NotFound):
-        modparams.apply(files, {"zfs_no_such_knob": 1})
+        modparams.hold(files, {"zfs_no_such_knob": 1})

@@ -72,35 +72,40 @@ def test_names_that_are_not_parameters(bad: str) -> None:
 def test_a_bad_name_is_refused_before_anything_is_written(files: LocalFiles) -> None:
     before = files.read(sysfs("zfs_txg_timeout"))
     with pytest.raises(InvalidName, match="not a zfs module parameter name: 'arc_max'"):
-        modparams.apply(files, {"zfs_txg_timeout": 7, "arc_max": 1})
+        modparams.hold(files, {"zfs_txg_timeout": 7, "arc_max": 1})
     assert files.read(sysfs("zfs_txg_timeout")) == before
-    assert files.read(MODPROBE) is None
+    assert files.read(sysfs("zfs_vdev_open_timeout_ms")) == "1000\n"
+    assert files.read(MODPROBE) is None and files.read(DEVICES) is None
 
 
 def test_only_changed_values_are_written_live(files: LocalFiles) -> None:
-    files.write(sysfs("zfs_arc_max"), "0\n")
-    applied = modparams.apply(files, {"zfs_arc_max": 0, "zfs_txg_timeout": 10})
-    assert applied.changed_live == {"zfs_txg_timeout": 10}
-    assert files.read(sysfs("zfs_txg_timeout")) == "10\n"
-    assert applied.persisted is True
+    held = modparams.hold(files, {"zfs_arc_max": 0, "zfs_txg_timeout": 10})
+    assert held.live == [("zfs_txg_timeout", 5, 10), ("zfs_vdev_open_timeout_ms", 1000, 10_000)]
+    assert files.read(sysfs("zfs_txg_timeout")) == "10\n" and files.read(sysfs("zfs_arc_max")) == "0\n"
+    assert held.files == [MODPROBE, DEVICES]
     assert files.read(MODPROBE) == modparams.HEADER + "options zfs zfs_arc_max=0 zfs_txg_timeout=10\n"
+    assert files.read(DEVICES) == modparams.DEVICES_HEADER + "options zfs zfs_vdev_open_timeout_ms=10000\n"
+    assert held.said() == [
+        "zfs_txg_timeout set to 10 (was 5)",
+        "zfs_vdev_open_timeout_ms set to 10000 (was 1000)",
+        f"{MODPROBE} rewritten from the tuning plan",
+        f"{DEVICES} rewritten from the tuning plan",
+    ]
 
 
 def test_a_value_in_effect_is_not_written_again(files: LocalFiles) -> None:
-    modparams.apply(files, {"zfs_txg_timeout": 10})
+    modparams.hold(files, {"zfs_txg_timeout": 10})
     # Padded, as a write would never leave it: the file stays byte for byte when nothing is written.
     files.write(sysfs("zfs_txg_timeout"), " 10 \n")
-    again = modparams.apply(files, {"zfs_txg_timeout": 10})
-    assert again.changed_live == {}
-    assert again.persisted is False
+    again = modparams.hold(files, {"zfs_txg_timeout": 10})
+    assert again.live == [] and again.files == [] and again.said() == []
     assert files.read(sysfs("zfs_txg_timeout")) == " 10 \n"
 
 
-def test_apply_writes_the_given_file_with_its_header(files: LocalFiles) -> None:
-    applied = modparams.apply(files, {"zfs_vdev_open_timeout_ms": 10_000}, DEVICES, "# h\n")
-    assert applied.changed_live == {"zfs_vdev_open_timeout_ms": 10_000}
-    assert files.read(DEVICES) == "# h\noptions zfs zfs_vdev_open_timeout_ms=10000\n"
-    assert files.read(MODPROBE) is None
+def test_a_parameter_this_module_lacks_is_refused_before_any_value_is_written(files: LocalFiles) -> None:
+    with pytest.raises(NotFound, match="zfs_gone_in_this_release"):
+        modparams.hold(files, {"zfs_arc_max": 1, "zfs_gone_in_this_release": 1})  # sorted after the first
+    assert files.read(sysfs("zfs_arc_max")) == "0\n" and files.read(MODPROBE) is None
 
 
 def test_current_reads_the_value_in_effect(files: LocalFiles) -> None:
@@ -119,10 +124,11 @@ def test_persisted_without_a_file_is_nothing(files: LocalFiles) -> None:
     assert modparams.persisted(files) == {}
 
 
-def test_persisted_reads_back_what_apply_wrote(files: LocalFiles) -> None:
+def test_persisted_reads_back_what_hold_wrote(files: LocalFiles) -> None:
     params = {"zfs_arc_max": 1024, "zfs_txg_timeout": 10, "zfs_vdev_open_timeout_ms": 1000}
-    modparams.apply(files, params)
+    modparams.hold(files, params)
     assert modparams.persisted(files) == params
+    assert modparams.persisted(files, DEVICES) == {}  # the plan sets the wait: no device file
 
 
 @pytest.mark.parametrize(
@@ -160,61 +166,64 @@ def test_option_pattern() -> None:
 
 
 def test_the_device_wait_is_held_when_the_plan_has_none(files: LocalFiles) -> None:
-    applied = modparams.hold_device_wait(files)
-    assert applied.changed_live == {"zfs_vdev_open_timeout_ms": 10_000}
+    held = modparams.hold(files, {})
+    assert held.live == [("zfs_vdev_open_timeout_ms", 1000, 10_000)] and held.files == [DEVICES]
     assert files.read(DEVICES) == modparams.DEVICES_HEADER + "options zfs zfs_vdev_open_timeout_ms=10000\n"
-    assert modparams.hold_device_wait(files).persisted is False
+    assert files.read(MODPROBE) is None  # no plan, no plan's file
+    assert modparams.hold(files, {}).said() == []
 
 
 def test_the_plan_s_device_wait_stands(files: LocalFiles) -> None:
-    files.write(DEVICES, "stale\n")
-    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 30_000})
-    applied = modparams.hold_device_wait(files)
-    assert applied.changed_live == {} and applied.persisted is True
+    modparams.hold(files, {})
+    held = modparams.hold(files, {"zfs_vdev_open_timeout_ms": 30_000})
+    assert held.live == [("zfs_vdev_open_timeout_ms", 10_000, 30_000)] and held.files == [MODPROBE, DEVICES]
     assert files.read(DEVICES) is None
-    assert files.read(sysfs("zfs_vdev_open_timeout_ms")) == "30000\n"
-    assert modparams.hold_device_wait(files).persisted is False
+    assert modparams.persisted(files) == {"zfs_vdev_open_timeout_ms": 30_000}
+    assert modparams.hold(files, {"zfs_vdev_open_timeout_ms": 30_000}).said() == []
 
 
-# --- converge: the values in effect brought back to modprobe.d's -------------------------------------
+def test_a_plan_without_a_parameter_leaves_its_value_in_effect_and_drops_it_from_module_load(
+    files: LocalFiles,
+) -> None:
+    modparams.hold(files, {"zfs_txg_timeout": 10, "zfs_arc_max": 4096})
+    held = modparams.hold(files, {"zfs_arc_max": 4096})
+    assert held.live == [] and held.files == [MODPROBE]
+    assert files.read(sysfs("zfs_txg_timeout")) == "10\n"  # until the next module load
+    assert modparams.persisted(files) == {"zfs_arc_max": 4096}
+    held = modparams.hold(files, {})
+    assert held.files == [MODPROBE] and files.read(MODPROBE) is None
+
+
+# --- drift: the values in effect and the files brought back to the plan -----------------------------
 
 
 def test_a_value_changed_by_hand_is_set_again_and_said(files: LocalFiles) -> None:
-    modparams.apply(files, {"zfs_txg_timeout": 10, "zfs_arc_max": 4096})
+    plan = {"zfs_txg_timeout": 10, "zfs_arc_max": 4096}
+    modparams.hold(files, plan)
     files.write(sysfs("zfs_txg_timeout"), "5\n")  # an admin's echo into sysfs
-    plan = files.read(MODPROBE)
-    assert modparams.converge(files) == ["zfs_txg_timeout set to 10 (was 5)"]
+    assert modparams.hold(files, plan).said() == ["zfs_txg_timeout set to 10 (was 5)"]
     assert files.read(sysfs("zfs_txg_timeout")) == "10\n"
-    assert files.read(MODPROBE) == plan  # the desired state is read, never written
-    assert modparams.converge(files) == []  # converged: nothing more to do
+    assert modparams.hold(files, plan).said() == []  # converged: nothing more to do
 
 
-def test_the_tuning_plan_wins_over_the_device_wait_and_both_converge(files: LocalFiles) -> None:
-    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 10_000, "zfs_arc_max": 1}, DEVICES, "# h\n")
-    modparams.apply(files, {"zfs_vdev_open_timeout_ms": 30_000})
-    files.write(sysfs("zfs_arc_max"), "0\n")
-    assert modparams.converge(files) == ["zfs_arc_max set to 1 (was 0)"]  # the plan's 30000 in effect
-    assert modparams.current(files, "zfs_vdev_open_timeout_ms") == 30_000
+def test_a_file_edited_by_hand_is_rendered_again(files: LocalFiles) -> None:
+    modparams.hold(files, {"zfs_txg_timeout": 10})
+    files.write(MODPROBE, "options zfs zfs_txg_timeout=99\n")
+    files.remove(DEVICES)
+    assert modparams.hold(files, {"zfs_txg_timeout": 10}).files == [MODPROBE, DEVICES]
+    assert modparams.persisted(files) == {"zfs_txg_timeout": 10}
+    assert modparams.persisted(files, DEVICES) == {"zfs_vdev_open_timeout_ms": 10_000}
 
 
-def test_nothing_stored_converges_nothing(files: LocalFiles) -> None:
-    files.write(sysfs("zfs_txg_timeout"), "5\n")
-    assert modparams.converge(files) == []
-    assert files.read(sysfs("zfs_txg_timeout")) == "5\n"
-
-
-def test_a_stored_parameter_this_module_lacks_is_a_typed_error(files: LocalFiles) -> None:
-    files.write(MODPROBE, modparams.render({"zfs_gone_in_this_release": 1}))
-    with pytest.raises(NotFound, match="zfs_gone_in_this_release"):
-        modparams.converge(files)
-
-
-def test_a_value_the_module_refuses_is_a_typed_error(files: LocalFiles, tmp_path: Path) -> None:
+def test_a_value_the_module_refuses_is_a_typed_error_and_never_persisted(
+    files: LocalFiles, tmp_path: Path
+) -> None:
     """The refusal is the kernel's own: the parameter's file is a read-only sysfs attribute of this
-    host, which a write fails with EACCES even as root (kernfs checks the mode itself)."""
-    files.write(MODPROBE, modparams.render({"zfs_txg_timeout": 0}))  # the seqnum is never 0 after boot
+    host, which a write fails with EACCES even as root (kernfs checks the mode itself). A value in the
+    file modprobe reads that the module refuses would keep zfs from loading at the next boot."""
     at = tmp_path / sysfs("zfs_txg_timeout").lstrip("/")
     at.unlink()
-    at.symlink_to("/sys/kernel/uevent_seqnum")
+    at.symlink_to("/sys/kernel/uevent_seqnum")  # the seqnum is never 0 after boot
     with pytest.raises(SystemFault, match="the zfs module refused zfs_txg_timeout=0: Permission denied"):
-        modparams.converge(files)
+        modparams.hold(files, {"zfs_txg_timeout": 0})
+    assert files.read(MODPROBE) is None

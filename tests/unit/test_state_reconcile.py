@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner, load, replay_log
 from sqlalchemy.orm import Session, sessionmaker
 from support.any_recording import AnyRecordingRunner, every_recording
@@ -23,6 +24,8 @@ from api.exports import service as exports
 from api.metrics import sampler
 from api.settings import Settings
 from api.state import reconcile
+from api.tuning import service as tuning
+from api.tuning.table import ZfsParameter
 from appliance.control import modparams
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
@@ -58,6 +61,13 @@ EXPORT_FILE = ganesha.export_file(101)
 REMOVE = "org.ganesha.nfsd.exportmgr.RemoveExport"
 
 
+def appliance_root(tmp_path: Path) -> LocalFiles:
+    """An appliance's files: the zfs module loaded, the device wait its api held at start."""
+    files = LocalFiles(tmp_path / "root")
+    api_flows.held_at_start(files)
+    return files
+
+
 @pytest.fixture
 def stored(tmp_path: Path) -> tuple[sessionmaker[Session], Settings]:
     """The api's database (made and migrated by its start) holding export 101, ganesha chosen."""
@@ -74,7 +84,7 @@ def test_an_export_the_server_lost_is_added_back_and_the_config_is_left(
 ) -> None:
     factory, settings = stored
     runner = _answers("ganesha", _show("ganesha", served=False), _add_101())
-    files = LocalFiles(tmp_path / "root")
+    files = appliance_root(tmp_path)
     files.write(ganesha.MAIN_CONF, "# an admin's own ganesha.conf\n")
     outcome = _nfs(reconcile.everything(Gateway(runner), files, factory, settings))
     assert outcome.noun is Noun.nfs_exports and outcome.failure is None
@@ -89,7 +99,7 @@ def test_a_server_that_serves_the_stored_set_is_left_alone(
 ) -> None:
     factory, settings = stored
     runner = _answers("ganesha", _show("ganesha", served=True))
-    files = LocalFiles(tmp_path / "root")
+    files = appliance_root(tmp_path)
     files.write(EXPORT_FILE, ganesha.render_export(export()))
     outcome = _nfs(reconcile.everything(Gateway(runner), files, factory, settings))
     assert outcome.changes == [] and outcome.failure is None
@@ -107,7 +117,7 @@ def test_an_export_removed_from_the_database_leaves_the_server(
         i for i, e in enumerate(load("ganesha")["commands"]) if e["argv"][-2:] == [REMOVE, "uint16:101"]
     )
     runner = _answers("ganesha", _show("ganesha", served=True), remove)
-    files = LocalFiles(tmp_path / "root")
+    files = appliance_root(tmp_path)
     files.write(EXPORT_FILE, ganesha.render_export(export()))
     outcome = _nfs(reconcile.everything(Gateway(runner), files, factory, settings))
     assert outcome.changes == ["export 101 removed from ganesha"] and runner.pending == []
@@ -119,14 +129,15 @@ def test_a_stopped_server_is_kept_as_the_outcome_and_left_to_its_own_alert(
 ) -> None:
     factory, settings = stored
     runner = _answers("api_exports", _show("api_exports", served=False, failed=True))
-    outcome = _nfs(reconcile.everything(Gateway(runner), LocalFiles(tmp_path / "root"), factory, settings))
+    outcome = _nfs(reconcile.everything(Gateway(runner), appliance_root(tmp_path), factory, settings))
     assert outcome.failure is not None and outcome.failure.error == "ServiceDown"
     assert "not provided by any .service files" in outcome.failure.message
     assert drift_alerts([outcome]) == []  # nfs/service says the server is down
 
 
 def _nfs(outcomes: list[Reconciled]) -> Reconciled:
-    """The exports' outcome; the module parameters', with nothing stored for them here, did nothing."""
+    """The exports' outcome; the module parameters', with no plan stored and the device wait held, did
+    nothing."""
     assert [o.noun for o in outcomes] == [Noun.nfs_exports, Noun.zfs_parameters]
     assert outcomes[1].changes == [] and outcomes[1].failure is None
     return outcomes[0]
@@ -164,6 +175,7 @@ def test_the_poller_reconciles_at_its_first_pass_and_every_sixth_and_publishes_t
 ) -> None:
     factory, settings = stored
     _, files, _ = replay_log("metrics_series", tmp_path / "root")
+    api_flows.held_at_start(files)
     runner = AnyRecordingRunner(every_recording(), first=load("metrics_series"))
     poller = sampler.Sampler(Gateway(runner), files, factory, settings, interval=10.0, keep=10)
     seen = []
@@ -180,16 +192,25 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
     tmp_path: Path, stored: tuple[sessionmaker[Session], Settings]
 ) -> None:
     factory, settings = stored
-    files = LocalFiles(tmp_path / "root")
+    files = appliance_root(tmp_path)
     files.write(EXPORT_FILE, ganesha.render_export(export()))
-    files.write(modparams.MODPROBE, modparams.render({"zfs_txg_timeout": 10}))
+    files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")
+    with factory() as db:
+        tuning.apply(files, settings, db, {"zfs_txg_timeout": 10})  # PUT /api/tuning/parameters
     files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")  # set by hand
+    files.remove(modparams.MODPROBE)  # removed by hand
     runner = _answers("ganesha", _show("ganesha", served=True))
     exported, tuned = reconcile.everything(Gateway(runner), files, factory, settings)
-    assert exported.changes == [] and tuned.changes == ["zfs_txg_timeout set to 10 (was 5)"]
+    assert exported.changes == [] and tuned.changes == [
+        "zfs_txg_timeout set to 10 (was 5)",
+        "/etc/modprobe.d/zfs-arcvsa.conf rewritten from the tuning plan",
+    ]
+    assert files.read(modparams.MODPROBE) == modparams.render({"zfs_txg_timeout": 10})
     assert drift_alerts([exported, tuned]) == []
 
-    files.write(modparams.MODPROBE, modparams.render({"zfs_txg_timeout": 10, "zfs_gone": 1}))
+    with factory() as db:  # a plan stored under a zfs release that had this parameter
+        db.add(ZfsParameter(name="zfs_gone", value=1))
+        db.commit()
     runner = _answers("ganesha", _show("ganesha", served=True))
     exported, tuned = reconcile.everything(Gateway(runner), files, factory, settings)
     assert exported.failure is None  # one noun's failure keeps no other from converging

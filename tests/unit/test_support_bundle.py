@@ -370,7 +370,7 @@ def test_the_recorded_appliance_bundle_has_every_item(tmp_path: Path) -> None:
         assert items[name].status == "ok", items[name]
     assert b"tank" in members["zfs/zpool-status.txt"] and b"tank" in members["zfs/zpool-history.txt"]
     # the zfs module's parameters in effect, one line each, and what modprobe sets at load: the lab
-    # VM's api held the device wait at its start (appliance.control.modparams.hold_device_wait)
+    # VM's api held the device wait at its start (appliance.control.modparams.hold)
     params = dict(line.split(" ", 1) for line in members["zfs/module-parameters.txt"].decode().splitlines())
     assert len(params) > 200 and params["zfs_vdev_open_timeout_ms"] == "10000", len(params)
     assert params["zfs_txg_timeout"].isdigit() and params["zfs_arc_max"].isdigit()

@@ -1351,7 +1351,7 @@ export interface paths {
         get: operations["get_parameters_api_tuning_parameters_get"];
         /**
          * Put Parameters
-         * @description Apply module parameters live where they differ and persist the whole set in modprobe.d.
+         * @description A new tuning plan: applied live where it differs, stored, and persisted whole in modprobe.d.
          */
         put: operations["put_parameters_api_tuning_parameters_put"];
         post?: never;
@@ -1887,7 +1887,7 @@ export interface components {
         };
         /**
          * Applied
-         * @description What apply() did.
+         * @description What a new tuning plan changed.
          */
         Applied: {
             /**
@@ -4196,7 +4196,7 @@ export interface components {
             name: string;
             /**
              * Persisted
-             * @description the value set at module load (modprobe.d), if arcvsa set one
+             * @description the tuning plan's value, also set at every module load (modprobe.d), if the plan sets one
              */
             persisted: number | null;
             /**
