@@ -19,6 +19,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.auth import service
 from api.errors import CsrfRejected, InvalidInput, NotAuthenticated
+from api.secretbox import SecretBox
 from api.settings import Settings
 
 SESSION_COOKIE = "arcvsa_session"
@@ -43,8 +44,14 @@ async def get_db(request: Request) -> AsyncIterator[Session]:
         yield db
 
 
+async def get_box(request: Request) -> SecretBox:
+    box: SecretBox = request.app.state.secretbox
+    return box
+
+
 Db = Annotated[Session, Depends(get_db)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
+Box = Annotated[SecretBox, Depends(get_box)]
 
 
 async def require_principal(

@@ -8,10 +8,15 @@ from appliance.control.errors import ServiceDown
 from appliance.control.reconciled import Noun, Reconciled
 
 # What each noun is to an admin, and what its drift costs.
-SUBJECTS = {Noun.nfs_exports: "NFS exports", Noun.zfs_parameters: "ZFS module parameters"}
+SUBJECTS = {
+    Noun.nfs_exports: "NFS exports",
+    Noun.zfs_parameters: "ZFS module parameters",
+    Noun.iscsi_targets: "iSCSI targets",
+}
 EFFECTS = {
     Noun.nfs_exports: "ESXi hosts may not reach the datastores that are not served",
     Noun.zfs_parameters: "the caches and write throttle run on other values than the tuning plan's",
+    Noun.iscsi_targets: "ESXi hosts may not reach the LUNs of the targets LIO does not hold as configured",
 }
 
 

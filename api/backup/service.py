@@ -61,12 +61,12 @@ from api.settings import Settings
 from api.tls import paths
 from api.tuning import service as tuning
 from api.vcenters.table import VCenter
-from appliance.control import datasets, iscsi, lio, pools
+from appliance.control import datasets, pools
 from appliance.control.datasets import Dataset
-from appliance.control.errors import ControlError, InvalidRequest
+from appliance.control.errors import ControlError
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
-from appliance.control.iscsi import Chap, TargetSpec
+from appliance.control.iscsi import TargetSpec
 from appliance.control.nfs import backends
 from appliance.control.nfs.model import Export, check_set
 
@@ -82,26 +82,17 @@ class RestoreRefused(Conflict):
 # --- backup ------------------------------------------------------------------------------------------
 
 
-def _targets(files: Files) -> tuple[list[BackupTarget], list[Skipped]]:
-    """arcvsa's targets from LIO's saved config, with their CHAP secrets (LIO keeps them there)."""
-    text = files.read(iscsi.SAVECONFIG)
-    if text is None:
-        return [], []
-    infos = iscsi.parse_saveconfig(text)  # BadOutput (a typed fault) when LIO's file is not JSON
-    out, skipped = [], []
-    for info, raw in zip(infos, json.loads(text).get("targets", []), strict=True):
-        try:
-            zvol = iscsi.arcvsa_zvol(info)
-        except InvalidRequest:
-            reason = "not made by arcvsa (one LUN on a zvol): recreate it with targetcli"
-            skipped.append(Skipped(kind="iscsi_target", name=info.iqn, reason=reason))
-            continue
-        acls = [acl for tpg in raw.get("tpgs", []) for acl in tpg.get("node_acls", [])]
-        with_chap = next((a for a in acls if a.get("chap_userid") and a.get("chap_password")), None)
-        chap = None
-        if info.chap and with_chap is not None:
-            chap = Chap(user=with_chap["chap_userid"], secret=with_chap["chap_password"])
-        out.append(BackupTarget(iqn=info.iqn, zvol=zvol, initiators=info.initiators, chap=chap))
+def _targets(db: Session, box: SecretBox, settings: Settings) -> tuple[list[BackupTarget], list[Skipped]]:
+    """The stored targets, with their CHAP secrets; a target LIO has that is not stored is named."""
+    specs = iscsi_service.stored(db, box, settings)
+    out = [BackupTarget(iqn=t.iqn, zvol=t.zvol, initiators=t.initiators, chap=t.chap) for t in specs]
+    reason = "not made by arcvsa (one LUN on a zvol): recreate it with targetcli"
+    held = {t.iqn for t in specs}
+    skipped = [
+        Skipped(kind="iscsi_target", name=t.iqn, reason=reason)
+        for t in iscsi_service.targets()
+        if t.iqn not in held
+    ]
     return out, skipped
 
 
@@ -139,7 +130,7 @@ def collect(db: Session, box: SecretBox, files: Files, settings: Settings) -> Pa
         BackupUser(username=u.username, password_hash=u.password_hash, created_at=u.created_at)
         for u in db.scalars(select(User).order_by(User.username))
     ]
-    targets, skipped = _targets(files)
+    targets, skipped = _targets(db, box, settings)
     vcenters = []
     for v in db.scalars(select(VCenter).order_by(VCenter.name)):
         password = _open(box, v.password_sealed, "vcenter", v.name, skipped)
@@ -342,8 +333,10 @@ def _settings(db: Session, box: SecretBox, payload: Payload, applied: list[Expor
     db.add_all(ScrapeToken(**t.model_dump()) for t in payload.scrape_tokens)
 
 
-def _iscsi(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> list[str]:
-    """Create the backup's targets LIO does not have; one failing does not stop the others."""
+def _iscsi(
+    files: Files, db: Session, box: SecretBox, settings: Settings, payload: Payload, done: _Progress
+) -> list[str]:
+    """Create and store the backup's targets LIO does not have; one failing does not stop the others."""
     if not payload.iscsi_targets:
         return []
     have = {t.iqn for t in iscsi_service.saved_targets(files)}
@@ -365,7 +358,7 @@ def _iscsi(gw: Gateway, files: Files, payload: Payload, done: _Progress) -> list
                 chap=t.chap,
             )
             try:
-                lio.reconcile(spec)
+                iscsi_service.add(db, box, settings, spec)
             except ControlError as err:
                 done.lost("iscsi_target", t.iqn, str(err))
                 continue
@@ -432,7 +425,7 @@ def restore(
         _vcenters(db, box, payload, done)
         _settings(db, box, payload, applied, chosen.value)
         db.commit()
-    targets = _iscsi(gw, files, payload, done)
+    targets = _iscsi(files, db, box, settings, payload, done)
     tuned = _tuning(files, settings, db, payload, done)
     _log_forwarding(gw, files, payload, done)
     tls = _certificate(settings, payload, by, done)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response, status
 
+from api.deps import AppSettings, Box, Db
 from api.iscsi import service
 from api.iscsi.schemas import TargetCreate
 from api.storage.deps import Gw
@@ -20,14 +21,14 @@ def list_targets() -> list[TargetInfo]:
 
 
 @router.post("/targets", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_target(body: TargetCreate, gw: Gw) -> TargetInfo:
+def create_target(body: TargetCreate, gw: Gw, db: Db, box: Box, settings: AppSettings) -> TargetInfo:
     """A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP; a failure
-    half way leaves nothing behind."""
-    return service.create(gw, body)
+    half way leaves nothing behind. Stored (the secret sealed) and held by the appliance from then on."""
+    return service.create(gw, db, box, settings, body)
 
 
 @router.delete("/targets/{iqn}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def delete_target(iqn: str) -> Response:
+def delete_target(iqn: str, db: Db, box: Box, settings: AppSettings) -> Response:
     """Remove a target and its backstore (the zvol stays)."""
-    service.delete(iqn)
+    service.delete(db, box, settings, iqn)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -6,6 +6,7 @@ from api.auth import tables as _auth  # noqa: F401  (registers tables)
 from api.calibration import table as _calibration  # noqa: F401
 from api.db import Base
 from api.deployments import table as _deployments  # noqa: F401
+from api.iscsi import table as _iscsi  # noqa: F401
 from api.jobs import table as _jobs  # noqa: F401
 from api.notify import table as _notify  # noqa: F401
 from api.tuning import table as _tuning  # noqa: F401

@@ -1,5 +1,5 @@
 """Bring the appliance to its desired state: each noun's reconciler given what is stored for it in SQLite
-(the exports' rows, the tuning plan's).
+(the exports, the tuning plan, the iSCSI targets).
 
 The poller runs this at its first pass (boot) and every RECONCILE_EVERY passes after; the api's routes
 reconcile the noun they change before they store it. The outcome is published with the state, and a noun
@@ -11,6 +11,8 @@ from __future__ import annotations
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.exports import service as exports
+from api.iscsi import service as iscsi
+from api.secretbox import SecretBox
 from api.settings import Settings
 from api.state.snapshot import now
 from api.tuning import service as tuning
@@ -40,6 +42,12 @@ def zfs_parameters(files: Files, factory: sessionmaker[Session], settings: Setti
         return tuning.reconcile(files, db)
 
 
+def iscsi_targets(gw: Gateway, factory: sessionmaker[Session], settings: Settings) -> list[str]:
+    """LIO back to the stored iSCSI targets (api.iscsi.service.reconcile)."""
+    with iscsi.changing(settings), factory() as db:
+        return iscsi.reconcile(gw, db, SecretBox(settings.key_file))
+
+
 def everything(
     gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings
 ) -> list[Reconciled]:
@@ -47,4 +55,5 @@ def everything(
     return [
         attempt(Noun.nfs_exports, now, lambda: nfs_exports(gw, files, factory, settings)),
         attempt(Noun.zfs_parameters, now, lambda: zfs_parameters(files, factory, settings)),
+        attempt(Noun.iscsi_targets, now, lambda: iscsi_targets(gw, factory, settings)),
     ]

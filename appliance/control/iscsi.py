@@ -29,7 +29,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from appliance.control import names
 from appliance.control.errors import BadOutput, Conflict, InvalidRequest
@@ -279,6 +279,32 @@ def plan(spec: TargetSpec, seen: Observed) -> list[Step]:
         stale = tpg.acls[name]
         steps.append(DeleteAcl(iqn, name, stale.userid, stale.password, tuple(sorted(stale.mapped.items()))))
     return steps
+
+
+def as_spec(iqn: str, zvol: str, backstore: str, seen: Observed) -> TargetSpec:
+    """The desired state a target LIO holds already amounts to (one arcvsa made: one LUN on ``zvol``):
+    its initiators and their CHAP. InvalidRequest, naming no secret, where its ACLs differ in CHAP
+    (arcvsa gives a target's initiators one) or its names or secret are not ones arcvsa's rules admit."""
+    acls = seen.tpg.acls if seen.tpg is not None else {}
+    credentials = {(acl.userid, acl.password) for acl in acls.values()}
+    if len(credentials) > 1:
+        raise InvalidRequest(f"{iqn}: its initiators have different CHAP credentials, arcvsa gives one")
+    user, secret = credentials.pop() if credentials else ("", "")
+    try:
+        chap = Chap(user=user, secret=secret) if user else None
+    except ValidationError as err:
+        raise InvalidRequest(
+            f"{iqn}: its CHAP is not one arcvsa's rules admit ({_fields(err, 'chap.')})"
+        ) from None
+    try:
+        return TargetSpec(iqn=iqn, zvol=zvol, backstore=backstore, initiators=sorted(acls), chap=chap)
+    except ValidationError as err:
+        raise InvalidRequest(f"{iqn}: not a target arcvsa's rules admit ({_fields(err)})") from None
+
+
+def _fields(err: ValidationError, prefix: str = "") -> str:
+    """The fields a validation refused, never the values (a CHAP secret among them)."""
+    return ", ".join(prefix + ".".join(str(part) for part in e["loc"]) for e in err.errors())
 
 
 def arcvsa_zvol(info: TargetInfo) -> str:

@@ -35,13 +35,17 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from appliance.control import iscsi, lock
-from appliance.control.errors import NotFound, SystemFault, ToolMissing
+from appliance.control.errors import BadOutput, NotFound, ServiceDown, SystemFault, ToolMissing
+from appliance.control.gateway import Gateway
 from appliance.control.iscsi import Observed, ObservedAcl, ObservedBackstore, ObservedTpg, Step, TargetInfo
 
 log = logging.getLogger(__name__)
 CONFIGFS = Path("/sys/kernel/config/target")
 LOCK = Path("/run/arcvsa-lio.lock")
 PR_DIR_MODE = 0o700
+# The unit that clears LIO and restores it from saveconfig.json, at boot and on a restart.
+RESTORER = "rtslib-fb-targetctl.service"
+TRANSIENT = {"activating", "deactivating", "reloading"}
 DEVICE_WAIT, DEVICE_POLL = 30.0, 0.2
 
 
@@ -230,15 +234,18 @@ class Lio:
             aptpl.unlink(missing_ok=True)
 
 
+def block_device(dev: str) -> bool:
+    """Whether ``dev`` is a block device now."""
+    try:
+        return stat.S_ISBLK(os.stat(dev).st_mode)
+    except OSError:
+        return False
+
+
 def wait_for_block_device(dev: str, timeout: float = DEVICE_WAIT) -> None:
     """Wait for a zvol's device node: ZFS makes it after `zfs create -V` returns, and udev its link."""
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            if stat.S_ISBLK(os.stat(dev).st_mode):
-                return
-        except OSError:
-            pass
+    while not block_device(dev):
         if time.monotonic() >= deadline:
             raise LioFault(f"{dev} is not a block device (waited {timeout:.0f} s for it)")
         time.sleep(DEVICE_POLL)
@@ -295,9 +302,40 @@ def remove(iqn: str, backstore: str) -> None:
         lio.save()
 
 
+def observe(iqn: str, backstore: str) -> iscsi.Observed:
+    """What LIO holds of a target and its backstore (nothing where LIO's iSCSI fabric is not loaded)."""
+    if not configured():
+        return iscsi.Observed()
+    with lock.held(LOCK):
+        return Lio().observe(iqn, backstore)
+
+
 def configured() -> bool:
     """Whether this machine's kernel has LIO's iSCSI fabric in configfs (never loads or mounts it)."""
     return (CONFIGFS / "iscsi").is_dir()
+
+
+def restored() -> bool:
+    """Whether LIO holds what it saved (rtslib-fb-targetctl restores it at boot): nothing saved, or the
+    iSCSI fabric loaded."""
+    try:
+        text = Path(iscsi.SAVECONFIG).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return True
+    try:
+        return configured() or not iscsi.parse_saveconfig(text)
+    except BadOutput:  # a file LIO cannot restore from either
+        return configured()
+
+
+def hold_off_while_restoring(gw: Gateway) -> None:
+    """ServiceDown while LIO is being cleared and restored from what it saved: a target made meanwhile
+    would take the place of the saved one, and with it its persistent reservations (they are kept per
+    backstore)."""
+    argv = ["systemctl", "show", "--property=ActiveState", "--value", RESTORER]
+    state = gw.query(argv, timeout=30).stdout.strip()
+    if state in TRANSIENT:
+        raise ServiceDown(f"{RESTORER} is {state}: LIO is being restored from its saved configuration")
 
 
 def targets() -> list[TargetInfo]:

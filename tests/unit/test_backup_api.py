@@ -25,6 +25,7 @@ from support.api import ADMIN, ADMIN_PASSWORD, client_for, logged_in, make_setti
 from api.auth.tables import User
 from api.backup import envelope
 from api.exports.table import NfsExport, StorageSetting
+from api.iscsi.table import IscsiTarget
 from api.notify.table import NotifyConfig
 from api.prometheus import tokens
 from api.prometheus.tokens import ScrapeToken
@@ -115,8 +116,18 @@ def configure(a: Appliance, *, storage: bool) -> str:
                         updated_at=datetime.now(UTC),
                     )
                 )
+            db.add(  # what creating the recording's target stored
+                IscsiTarget(
+                    iqn="iqn.2026-01.org.arcvsa:tank-lun0",
+                    zvol="tank/lun0",
+                    initiators_json=json.dumps(["iqn.1998-01.com.vmware:esxi-01"]),
+                    chap_user="esxi",
+                    chap_secret=box.seal(CHAP_SECRET),
+                    created_at=datetime.now(UTC),
+                )
+            )
         db.commit()
-    if storage:
+    if storage:  # and what LIO saved of it
         a.files.write(iscsi.SAVECONFIG, load("iscsi")["reads"][iscsi.SAVECONFIG])
     assert c.put("/api/tuning/parameters", json={"params": TUNED}).status_code == 200
     assert c.put("/api/settings/notifications", json=NOTIFY).status_code == 200

@@ -32,6 +32,7 @@ from appliance.control.iscsi import (
     SetAclChap,
     SetBackstoreAttribute,
     SetTpgAttribute,
+    TargetSpec,
 )
 
 IQN = "iqn.2026-01.org.arcvsa:tank-lun0"
@@ -305,3 +306,32 @@ def test_parse_saveconfig_of_an_empty_lio() -> None:
 def test_parse_saveconfig_refuses_what_is_not_json() -> None:
     with pytest.raises(BadOutput, match=r"saveconfig\.json"):
         iscsi.parse_saveconfig('{"targets": [')
+
+
+# --- a target LIO held before arcvsa stored targets, as its desired state ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("acls", "why"),
+    [
+        ({}, r"rules admit \(initiators\)$"),  # no ACL: nobody may log in, not a target arcvsa makes
+        (
+            {ESXI: ObservedAcl("esxi", "short", {0: 0})},
+            r"its CHAP is not one arcvsa's rules admit \(chap.secret\)$",
+        ),
+        ({ESXI: ObservedAcl("esxi", SECRET, {0: 0}), ESXI2: ObservedAcl("", "", {0: 0})}, "different CHAP"),
+        ({"iqn.1998-01.com.VMware:esxi": ObservedAcl()}, "not a valid iSCSI qualified name"),  # upper case
+    ],
+)
+def test_a_target_arcvsa_s_rules_do_not_admit_is_not_adopted(acls: dict[str, ObservedAcl], why: str) -> None:
+    seen = Observed(target=True, tpg=ObservedTpg(acls=acls))
+    with pytest.raises(InvalidRequest, match=why) as caught:
+        iscsi.as_spec(IQN, "tank/lun0", "tank_lun0", seen)
+    assert SECRET not in str(caught.value) and "short" not in str(caught.value)
+
+
+def test_a_target_without_chap_is_adopted_without_it() -> None:
+    seen = Observed(target=True, tpg=ObservedTpg(acls={ESXI2: ObservedAcl(), ESXI: ObservedAcl()}))
+    assert iscsi.as_spec(IQN, "tank/lun0", "tank_lun0", seen) == TargetSpec(
+        iqn=IQN, zvol="tank/lun0", backstore="tank_lun0", initiators=[ESXI, ESXI2], chap=None
+    )

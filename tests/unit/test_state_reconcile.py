@@ -136,10 +136,10 @@ def test_a_stopped_server_is_kept_as_the_outcome_and_left_to_its_own_alert(
 
 
 def _nfs(outcomes: list[Reconciled]) -> Reconciled:
-    """The exports' outcome; the module parameters', with no plan stored and the device wait held, did
-    nothing."""
-    assert [o.noun for o in outcomes] == [Noun.nfs_exports, Noun.zfs_parameters]
-    assert outcomes[1].changes == [] and outcomes[1].failure is None
+    """The exports' outcome; the module parameters' (no plan stored, the device wait held) and the iSCSI
+    targets' (none stored) did nothing."""
+    assert [o.noun for o in outcomes] == [Noun.nfs_exports, Noun.zfs_parameters, Noun.iscsi_targets]
+    assert all(o.changes == [] and o.failure is None for o in outcomes[1:])  # nothing else stored
     return outcomes[0]
 
 
@@ -200,7 +200,7 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
     files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")  # set by hand
     files.remove(modparams.MODPROBE)  # removed by hand
     runner = _answers("ganesha", _show("ganesha", served=True))
-    exported, tuned = reconcile.everything(Gateway(runner), files, factory, settings)
+    exported, tuned, _ = reconcile.everything(Gateway(runner), files, factory, settings)
     assert exported.changes == [] and tuned.changes == [
         "zfs_txg_timeout set to 10 (was 5)",
         "/etc/modprobe.d/zfs-arcvsa.conf rewritten from the tuning plan",
@@ -212,7 +212,7 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
         db.add(ZfsParameter(name="zfs_gone", value=1))
         db.commit()
     runner = _answers("ganesha", _show("ganesha", served=True))
-    exported, tuned = reconcile.everything(Gateway(runner), files, factory, settings)
+    exported, tuned, _ = reconcile.everything(Gateway(runner), files, factory, settings)
     assert exported.failure is None  # one noun's failure keeps no other from converging
     assert tuned.failure is not None and tuned.failure.error == "NotFound"
     [alert] = drift_alerts([exported, tuned])

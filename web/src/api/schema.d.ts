@@ -930,7 +930,7 @@ export interface paths {
         /**
          * Create Target
          * @description A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP; a failure
-         *     half way leaves nothing behind.
+         *     half way leaves nothing behind. Stored (the secret sealed) and held by the appliance from then on.
          */
         post: operations["create_target_api_storage_iscsi_targets_post"];
         delete?: never;
