@@ -89,6 +89,11 @@ EVENT_LOOK = 1.0
 EVENT_GAP = 2.0
 
 
+def _named(events: list[str]) -> str:
+    """ "ZFS event 8 statechange", or "ZFS events 59 scrub_start, 60 scrub_finish"."""
+    return f"ZFS event{'s' if len(events) > 1 else ''} {', '.join(events)}"
+
+
 def collect(gw: Gateway, files: Files, observed: Observed, now: datetime | None = None) -> Sample:
     """One sample of every counter, from ``observed`` (its SAMPLED parts) and the files
     (see the module docstring)."""
@@ -207,17 +212,17 @@ class Sampler:
     def on_events(self, events: list[str]) -> Published | None:
         """ZFS events' pass: the pools, their datasets and the disks published at once (neither sampled
         nor counted: the timer's passes keep their cadence); None (logged) when that failed."""
-        said = ", ".join(events)
-        log.info("ZFS event%s %s: publishing the pools", "s" if len(events) > 1 else "", said)
+        log.info("%s: publishing the pools", _named(events))
         try:
             return poll.refresh(self.snapshot, self.gw, self.files, self.factory, self.settings, POOL_PARTS)
         except Exception:  # as a pass's
-            log.exception("state not published after ZFS events %s", said)
+            log.exception("state not published after %s", _named(events))
             return None
 
     def _loop(self) -> None:
         while not self._stop.is_set():
-            zed.take_events(self.files)  # the pass reads after them
+            if events := zed.take_events(self.files):  # come as a pass is due: that pass reads after them
+                log.info("%s: the pass now due publishes the pools", _named(events))
             self.run_once()
             due = time.monotonic() + self.interval  # after the pass: a slow one never runs back to back
             while events := self._wait(due):

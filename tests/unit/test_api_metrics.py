@@ -271,7 +271,7 @@ def test_a_zfs_event_publishes_the_pools_between_passes(
     assert now.polled_at == first.polled_at  # not a full pass: the stale alert still counts from it
 
 
-def test_events_close_together_are_one_pass_and_those_before_a_pass_none(
+def test_events_close_together_are_one_pass_and_those_left_as_a_pass_falls_due_are_its(
     tmp_path: Path, client: TestClient, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Events left before a full pass are that pass's (it reads after them); events the poller finds at
@@ -303,4 +303,7 @@ def test_events_close_together_are_one_pass_and_those_before_a_pass_none(
         time.sleep(sampler.EVENT_GAP + 2 * sampler.EVENT_LOOK)  # no second pass for the same events
         s.stop()
     said = [r.getMessage() for r in caplog.records if r.getMessage().startswith("ZFS event")]
-    assert said == ["ZFS events 59 scrub_start, 60 scrub_finish: publishing the pools"]
+    assert said == [
+        "ZFS event 7 pool_import: the pass now due publishes the pools",
+        "ZFS events 59 scrub_start, 60 scrub_finish: publishing the pools",
+    ]
