@@ -60,6 +60,9 @@ class BackupTarget(BaseModel):
     zvol: str = Field(description="the zvol behind the LUN")
     initiators: list[str] = Field(description="initiator IQNs allowed in")
     chap: Chap | None = Field(description="one-way CHAP user and secret, None when off")
+    wwn: str | None = Field(
+        None, description="the LUN's unit serial, so ESXi knows the restored LUN as the same one"
+    )
 
 
 class Skipped(BaseModel):

@@ -82,10 +82,14 @@ class RestoreRefused(Conflict):
 # --- backup ------------------------------------------------------------------------------------------
 
 
-def _targets(db: Session, box: SecretBox, settings: Settings) -> tuple[list[BackupTarget], list[Skipped]]:
+def _targets(
+    db: Session, box: SecretBox, files: Files, settings: Settings
+) -> tuple[list[BackupTarget], list[Skipped]]:
     """The stored targets, with their CHAP secrets; a target LIO has that is not stored is named."""
-    specs = iscsi_service.stored(db, box, settings)
-    out = [BackupTarget(iqn=t.iqn, zvol=t.zvol, initiators=t.initiators, chap=t.chap) for t in specs]
+    specs = iscsi_service.stored(db, box, files, settings)
+    out = [
+        BackupTarget(iqn=t.iqn, zvol=t.zvol, initiators=t.initiators, chap=t.chap, wwn=t.wwn) for t in specs
+    ]
     reason = "not made by arcvsa (one LUN on a zvol): recreate it with targetcli"
     held = {t.iqn for t in specs}
     skipped = [
@@ -130,7 +134,7 @@ def collect(db: Session, box: SecretBox, files: Files, settings: Settings) -> Pa
         BackupUser(username=u.username, password_hash=u.password_hash, created_at=u.created_at)
         for u in db.scalars(select(User).order_by(User.username))
     ]
-    targets, skipped = _targets(db, box, settings)
+    targets, skipped = _targets(db, box, files, settings)
     vcenters = []
     for v in db.scalars(select(VCenter).order_by(VCenter.name)):
         password = _open(box, v.password_sealed, "vcenter", v.name, skipped)
@@ -356,9 +360,10 @@ def _iscsi(
                 backstore=iscsi_service.backstore(t.zvol),
                 initiators=t.initiators,
                 chap=t.chap,
+                wwn=t.wwn,
             )
             try:
-                iscsi_service.add(db, box, settings, spec)
+                iscsi_service.add(db, box, files, settings, spec)
             except ControlError as err:
                 done.lost("iscsi_target", t.iqn, str(err))
                 continue

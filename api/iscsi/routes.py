@@ -6,8 +6,8 @@ from fastapi import APIRouter, Response, status
 
 from api.deps import AppSettings, Box, Db
 from api.iscsi import service
-from api.iscsi.schemas import TargetCreate
-from api.storage.deps import Gw
+from api.iscsi.schemas import TargetCreate, TargetUpdate
+from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
 from appliance.control.iscsi import TargetInfo
 
@@ -21,14 +21,23 @@ def list_targets() -> list[TargetInfo]:
 
 
 @router.post("/targets", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_target(body: TargetCreate, gw: Gw, db: Db, box: Box, settings: AppSettings) -> TargetInfo:
+def create_target(body: TargetCreate, gw: Gw, fs: Fs, db: Db, box: Box, settings: AppSettings) -> TargetInfo:
     """A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP; a failure
     half way leaves nothing behind. Stored (the secret sealed) and held by the appliance from then on."""
-    return service.create(gw, db, box, settings, body)
+    return service.create(gw, db, box, fs, settings, body)
+
+
+@router.put("/targets/{iqn}", responses=REFUSED)
+def update_target(
+    iqn: str, body: TargetUpdate, fs: Fs, db: Db, box: Box, settings: AppSettings
+) -> TargetInfo:
+    """Replace a target's initiators and CHAP (an ESXi host added or retired): an initiator left out loses
+    its ACL; a failure half way leaves the target as it was."""
+    return service.update(db, box, fs, settings, iqn, body)
 
 
 @router.delete("/targets/{iqn}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def delete_target(iqn: str, db: Db, box: Box, settings: AppSettings) -> Response:
+def delete_target(iqn: str, fs: Fs, db: Db, box: Box, settings: AppSettings) -> Response:
     """Remove a target and its backstore (the zvol stays)."""
-    service.delete(db, box, settings, iqn)
+    service.delete(db, box, fs, settings, iqn)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -19,3 +19,14 @@ class TargetCreate(BaseModel):
     chap: Chap | None = Field(
         None, description="one-way CHAP for every initiator; the secret is never echoed"
     )
+
+
+class TargetUpdate(BaseModel):
+    """A target's initiators and CHAP, replacing the ones it has (an initiator left out loses its ACL)."""
+
+    initiators: list[names.Iqn] = Field(
+        min_length=1, max_length=64, description="initiator IQNs allowed in (ESXi software adapters)"
+    )
+    chap: Chap | None = Field(
+        None, description="one-way CHAP for every initiator (none: ACLs only); the secret is never echoed"
+    )

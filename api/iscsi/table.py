@@ -1,5 +1,5 @@
-"""The desired iSCSI targets: one LUN on a zvol each, its initiators and their CHAP (secret sealed by
-api.secretbox)."""
+"""The desired iSCSI targets: one LUN on a zvol each, its unit serial, its initiators and their CHAP
+(secret sealed by api.secretbox)."""
 
 from __future__ import annotations
 
@@ -19,4 +19,5 @@ class IscsiTarget(Base):
     initiators_json: Mapped[str] = mapped_column(Text)
     chap_user: Mapped[str | None] = mapped_column(String(255))
     chap_secret: Mapped[bytes | None] = mapped_column(LargeBinary)
+    wwn: Mapped[str | None] = mapped_column(String(64))  # the LUN's unit serial, kept when LIO remakes it
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -42,10 +42,10 @@ def zfs_parameters(files: Files, factory: sessionmaker[Session], settings: Setti
         return tuning.reconcile(files, db)
 
 
-def iscsi_targets(gw: Gateway, factory: sessionmaker[Session], settings: Settings) -> list[str]:
+def iscsi_targets(gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings) -> list[str]:
     """LIO back to the stored iSCSI targets (api.iscsi.service.reconcile)."""
     with iscsi.changing(settings), factory() as db:
-        return iscsi.reconcile(gw, db, SecretBox(settings.key_file))
+        return iscsi.reconcile(gw, files, db, SecretBox(settings.key_file))
 
 
 def everything(
@@ -55,5 +55,5 @@ def everything(
     return [
         attempt(Noun.nfs_exports, now, lambda: nfs_exports(gw, files, factory, settings)),
         attempt(Noun.zfs_parameters, now, lambda: zfs_parameters(files, factory, settings)),
-        attempt(Noun.iscsi_targets, now, lambda: iscsi_targets(gw, factory, settings)),
+        attempt(Noun.iscsi_targets, now, lambda: iscsi_targets(gw, files, factory, settings)),
     ]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from datetime import UTC, datetime
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from api.exports.table import StorageSetting
 from api.settings import Settings
 from api.tuning.schemas import Applied, Parameter
 from api.tuning.table import ZfsParameter
@@ -17,6 +19,8 @@ from appliance.control.errors import ControlError
 from appliance.control.files import Files
 
 log = logging.getLogger(__name__)
+# Set once the plan a release before it was stored kept in modprobe.d has been adopted (storage_settings).
+ADOPTED_KEY = "tuning_plan_adopted"
 
 # What the calculator sizes and the profiles choose (zfs_tuning.calculator.plan's module keys).
 TUNED = (
@@ -83,15 +87,16 @@ def apply(files: Files, settings: Settings, db: Session, params: dict[str, int])
 
 
 def _adopted(files: Files, db: Session) -> dict[str, int]:
-    """The stored plan. Releases before it was stored kept it in modprobe.d alone: with none stored, that
-    file's values are the plan, stored once (a plan once stored is never empty: a new one names at least
-    one parameter)."""
+    """The stored plan. Releases before it was stored kept it in modprobe.d alone: the first time, with
+    none stored, that file's values become the plan; after that the file is only the plan's rendering."""
     wanted = plan(db)
-    if not wanted and (found := modparams.persisted(files)):
-        _store(db, found)
+    if db.get(StorageSetting, ADOPTED_KEY) is None:
+        if not wanted and (found := modparams.persisted(files)):
+            _store(db, found)
+            log.info("the tuning plan in %s is now stored: %s", modparams.MODPROBE, found)
+            wanted = found
+        db.add(StorageSetting(key=ADOPTED_KEY, value="1", updated_at=datetime.now(UTC)))
         db.commit()
-        log.info("the tuning plan in %s is now stored: %s", modparams.MODPROBE, found)
-        return found
     return wanted
 
 

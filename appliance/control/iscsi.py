@@ -25,9 +25,11 @@ would hand one initiator's data to another.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
@@ -37,6 +39,9 @@ from appliance.control.errors import BadOutput, Conflict, InvalidRequest
 SAVECONFIG = "/etc/rtslib-fb-target/saveconfig.json"
 SECRET = re.compile(r"[A-Za-z0-9_.+-]{12,64}")
 ZVOL_DEV = "/dev/zvol/"
+# A backstore's T10 unit serial: the identity ESXi knows the LUN by (its NAA id) and LIO keeps its
+# persistent reservations under; rtslib gives a new backstore a UUID.
+WWN = re.compile(r"[0-9a-f][0-9a-f-]{0,35}")
 TPG_TAG = 1
 LUN = 0
 # Every address of the appliance: ESXi reaches it on whichever it has; ACLs and CHAP decide who logs in.
@@ -70,6 +75,16 @@ class TargetSpec(BaseModel):
     backstore: names.ObjectName = Field(description="LIO block backstore name")
     initiators: list[names.Iqn] = Field(min_length=1, description="initiator IQNs allowed in")
     chap: Chap | None = Field(None, description="CHAP for every listed initiator (None: ACLs only)")
+    wwn: str | None = Field(
+        None, description="the backstore's unit serial, kept when LIO makes it again (None: a new one)"
+    )
+
+    @field_validator("wwn")
+    @classmethod
+    def _wwn(cls, value: str | None) -> str | None:
+        if value is not None and not WWN.fullmatch(value):
+            raise ValueError("a unit serial is up to 36 lower-case hex digits and dashes")
+        return value
 
     @property
     def dev(self) -> str:
@@ -104,6 +119,7 @@ class ObservedBackstore:
     dev: str
     attributes: dict[str, int]
     used_by: set[str] = field(default_factory=set)
+    wwn: str = ""
 
 
 @dataclass
@@ -153,6 +169,7 @@ class Step:
 class CreateBackstore(Step):
     name: str
     dev: str
+    wwn: str | None = None  # None: LIO gives it a new unit serial
 
 
 @dataclass(frozen=True)
@@ -228,17 +245,21 @@ class DeleteAcl(Step):
     mapped: tuple[tuple[int, int], ...]  # (mapped LUN, TPG LUN)
 
 
-def plan(spec: TargetSpec, seen: Observed) -> list[Step]:
-    """The steps from ``seen`` to ``spec``: create what is missing, set what differs, drop stale ACLs.
+def plan(spec: TargetSpec, seen: Observed, drop_stale: bool = True) -> list[Step]:
+    """The steps from ``seen`` to ``spec``: create what is missing, set what differs, and (unless told
+    not to) drop the ACLs of initiators ``spec`` does not list.
 
-    Raises Conflict, before any step, where converging would move data between initiators."""
+    Raises Conflict, before any step, where converging would move data between initiators or give the
+    LUN another identity."""
     iqn = spec.iqn
     steps: list[Step] = []
     store = seen.backstore
     if store is None:
-        steps.append(CreateBackstore(iqn, spec.backstore, spec.dev))
+        steps.append(CreateBackstore(iqn, spec.backstore, spec.dev, spec.wwn))
     elif store.dev != spec.dev:
         raise Conflict(f"backstore {spec.backstore} is on {store.dev}, not {spec.dev}")
+    elif spec.wwn is not None and store.wwn != spec.wwn:
+        raise Conflict(f"backstore {spec.backstore} has unit serial {store.wwn}, not the LUN's {spec.wwn}")
     elif store.used_by - {iqn}:
         raise Conflict(f"{spec.zvol} is exported already by {', '.join(sorted(store.used_by - {iqn}))}")
     have = store.attributes if store else {}
@@ -275,13 +296,59 @@ def plan(spec: TargetSpec, seen: Observed) -> list[Step]:
             steps.append(CreateMappedLun(iqn, initiator, LUN, LUN))
     if not tpg.enabled:
         steps.append(EnableTpg(iqn))
-    for name in sorted(set(tpg.acls) - set(spec.initiators)):
+    for name in sorted(set(tpg.acls) - set(spec.initiators)) if drop_stale else []:
         stale = tpg.acls[name]
         steps.append(DeleteAcl(iqn, name, stale.userid, stale.password, tuple(sorted(stale.mapped.items()))))
     return steps
 
 
-def as_spec(iqn: str, zvol: str, backstore: str, seen: Observed) -> TargetSpec:
+def backstore_name(zvol: str) -> str:
+    """The LIO backstore name arcvsa gives a zvol: tank/lun0 -> tank_lun0 (hashed when too long)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", names.child_dataset(zvol))
+    if len(name) > 48:
+        name = f"{name[:39]}_{hashlib.sha256(zvol.encode()).hexdigest()[:8]}"
+    return names.object_name(name)
+
+
+def saved_specs(text: str) -> tuple[list[TargetSpec], dict[str, str]]:
+    """The targets arcvsa made, as desired state, from LIO's saved configuration (saveconfig.json, what
+    rtslib-fb-targetctl restores at boot), and why each other target is not one (by IQN). BadOutput when
+    the file is not LIO's JSON."""
+    try:
+        data = json.loads(text)
+        stores = {f"/backstores/{o['plugin']}/{o['name']}": o for o in data.get("storage_objects", [])}
+        targets = [t for t in data.get("targets", []) if t.get("fabric") == "iscsi"]
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise BadOutput(f"saveconfig.json: {err}") from None
+    specs, others = [], {}
+    for target in targets:
+        iqn = str(target.get("wwn"))
+        try:
+            specs.append(_saved_spec(iqn, target, stores))
+        except (InvalidRequest, KeyError, TypeError, AttributeError) as err:
+            others[iqn] = str(err) if isinstance(err, InvalidRequest) else f"{iqn}: not LIO's layout"
+    return specs, others
+
+
+def _saved_spec(iqn: str, target: dict[str, Any], stores: dict[str, dict[str, Any]]) -> TargetSpec:
+    tpgs = target["tpgs"]
+    luns = tpgs[0]["luns"] if len(tpgs) == 1 else []
+    store = stores.get(luns[0]["storage_object"], {}) if len(luns) == 1 else {}
+    dev = str(store.get("dev", ""))
+    zvol = dev.removeprefix(ZVOL_DEV)
+    if not dev.startswith(ZVOL_DEV) or store.get("name") != backstore_name(zvol):
+        raise InvalidRequest(f"{iqn}: not made by arcvsa (one LUN on a zvol, its backstore named after it)")
+    acls = {
+        str(acl["node_wwn"]): ObservedAcl(
+            str(acl.get("chap_userid") or ""), str(acl.get("chap_password") or "")
+        )
+        for acl in tpgs[0]["node_acls"]
+    }
+    seen = Observed(tpg=ObservedTpg(acls=acls))
+    return as_spec(iqn, zvol, str(store["name"]), seen, str(store["wwn"]) if store.get("wwn") else None)
+
+
+def as_spec(iqn: str, zvol: str, backstore: str, seen: Observed, wwn: str | None = None) -> TargetSpec:
     """The desired state a target LIO holds already amounts to (one arcvsa made: one LUN on ``zvol``):
     its initiators and their CHAP. InvalidRequest, naming no secret, where its ACLs differ in CHAP
     (arcvsa gives a target's initiators one) or its names or secret are not ones arcvsa's rules admit."""
@@ -297,7 +364,9 @@ def as_spec(iqn: str, zvol: str, backstore: str, seen: Observed) -> TargetSpec:
             f"{iqn}: its CHAP is not one arcvsa's rules admit ({_fields(err, 'chap.')})"
         ) from None
     try:
-        return TargetSpec(iqn=iqn, zvol=zvol, backstore=backstore, initiators=sorted(acls), chap=chap)
+        return TargetSpec(
+            iqn=iqn, zvol=zvol, backstore=backstore, initiators=sorted(acls), chap=chap, wwn=wwn
+        )
     except ValidationError as err:
         raise InvalidRequest(f"{iqn}: not a target arcvsa's rules admit ({_fields(err)})") from None
 

@@ -35,7 +35,7 @@ from types import ModuleType
 from typing import Any, Protocol
 
 from appliance.control import iscsi, lock
-from appliance.control.errors import BadOutput, NotFound, ServiceDown, SystemFault, ToolMissing
+from appliance.control.errors import NotFound, ServiceDown, SystemFault, ToolMissing
 from appliance.control.gateway import Gateway
 from appliance.control.iscsi import Observed, ObservedAcl, ObservedBackstore, ObservedTpg, Step, TargetInfo
 
@@ -101,6 +101,7 @@ class Lio:
                 dev=store.udev_path,
                 attributes={k: _int(store.get_attribute(k)) for k in iscsi.VAAI},
                 used_by={lun.parent_tpg.parent_target.wwn for lun in store.attached_luns},
+                wwn=store.wwn,
             )
         target = self._target(iqn)
         if target is None:
@@ -162,9 +163,9 @@ class Lio:
         """Apply one step; returns what undoes it (None: nothing to undo)."""
         rts = self.rts
         match step:
-            case iscsi.CreateBackstore(name=name, dev=dev):
+            case iscsi.CreateBackstore(name=name, dev=dev, wwn=wwn):
                 wait_for_block_device(dev)
-                store = rts.BlockStorageObject(name, dev=dev)
+                store = rts.BlockStorageObject(name, dev=dev, wwn=wwn)  # its reservations come back with it
                 return store.delete
             case iscsi.SetBackstoreAttribute(name=name, key=key, value=value, old=old):
                 store = rts.BlockStorageObject(name)
@@ -281,12 +282,13 @@ def _run(lio: Executes, steps: list[Step], save: Callable[[], None]) -> list[str
     return [s.describe() for s in steps]
 
 
-def reconcile(spec: iscsi.TargetSpec) -> list[str]:
-    """Converge LIO on ``spec``; returns the steps applied ([] when it matched already)."""
+def reconcile(spec: iscsi.TargetSpec, drop_stale: bool = True) -> list[str]:
+    """Converge LIO on ``spec``; returns the steps applied ([] when it matched already). With
+    ``drop_stale`` false the ACLs of initiators ``spec`` does not list are kept (iscsi.plan)."""
     with lock.held(LOCK):  # one reconcile of LIO at a time on this machine
         lio = Lio()
         lio.ensure_pr_dir()
-        steps = iscsi.plan(spec, lio.observe(spec.iqn, spec.backstore))
+        steps = iscsi.plan(spec, lio.observe(spec.iqn, spec.backstore), drop_stale)
         if not steps:
             return []
         changed = _run(lio, steps, lio.save)
@@ -315,27 +317,16 @@ def configured() -> bool:
     return (CONFIGFS / "iscsi").is_dir()
 
 
-def restored() -> bool:
-    """Whether LIO holds what it saved (rtslib-fb-targetctl restores it at boot): nothing saved, or the
-    iSCSI fabric loaded."""
-    try:
-        text = Path(iscsi.SAVECONFIG).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return True
-    try:
-        return configured() or not iscsi.parse_saveconfig(text)
-    except BadOutput:  # a file LIO cannot restore from either
-        return configured()
-
-
 def hold_off_while_restoring(gw: Gateway) -> None:
-    """ServiceDown while LIO is being cleared and restored from what it saved: a target made meanwhile
-    would take the place of the saved one, and with it its persistent reservations (they are kept per
-    backstore)."""
+    """Unless rtslib-fb-targetctl has restored LIO from what it saved (active): ServiceDown while it clears
+    and restores it, SystemFault while it is stopped or failed. A target made then would be one more
+    beside the saved ones it has not restored yet, and an admin who stopped it stopped iSCSI."""
     argv = ["systemctl", "show", "--property=ActiveState", "--value", RESTORER]
     state = gw.query(argv, timeout=30).stdout.strip()
     if state in TRANSIENT:
         raise ServiceDown(f"{RESTORER} is {state}: LIO is being restored from its saved configuration")
+    if state != "active":
+        raise SystemFault(f"{RESTORER} is {state}: LIO holds no restored targets, none is made meanwhile")
 
 
 def targets() -> list[TargetInfo]:

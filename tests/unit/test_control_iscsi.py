@@ -6,7 +6,9 @@ the steps and undoing them on a failure is proven on the real LIO in tests/lab/s
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from typing import Any
 
 import pytest
@@ -335,3 +337,132 @@ def test_a_target_without_chap_is_adopted_without_it() -> None:
     assert iscsi.as_spec(IQN, "tank/lun0", "tank_lun0", seen) == TargetSpec(
         iqn=IQN, zvol="tank/lun0", backstore="tank_lun0", initiators=[ESXI, ESXI2], chap=None
     )
+
+
+# --- the LUN's identity, ACLs kept, and the targets LIO saved ----------------------------------------
+
+WWN = "9816a30f-9aaf-4754-b99d-530e502792db"  # the recording's tank_lun0
+
+
+def test_a_backstore_is_made_with_the_serial_the_lun_had() -> None:
+    steps = iscsi.plan(spec().model_copy(update={"wwn": WWN}), Observed())
+    assert steps[0] == CreateBackstore(IQN, "tank_lun0", DEV, WWN)
+
+
+def test_a_backstore_of_the_name_with_another_serial_is_a_conflict_before_any_step() -> None:
+    seen = converged(spec())
+    assert seen.backstore is not None
+    seen.backstore.wwn = "00000000-0000-4000-8000-000000000000"
+    with pytest.raises(
+        Conflict,
+        match=f"backstore tank_lun0 has unit serial 00000000-0000-4000-8000-000000000000, not the LUN's {WWN}",
+    ):
+        iscsi.plan(spec().model_copy(update={"wwn": WWN}), seen)
+    assert iscsi.plan(spec(), seen) == []  # no serial stored yet: the one LIO has is kept
+
+
+def test_acls_of_hosts_a_target_does_not_list_can_be_kept() -> None:
+    seen = converged(spec())
+    want = spec(initiators=[ESXI2])
+    assert DeleteAcl in [type(s) for s in iscsi.plan(want, seen)]
+    kept = iscsi.plan(want, seen, drop_stale=False)
+    assert DeleteAcl not in [type(s) for s in kept] and CreateAcl(IQN, ESXI2) in kept
+
+
+@pytest.mark.parametrize(
+    "wwn",
+    ["", "ABCDEF01", "g0", "-0", "0" * 37, *[f"{c}0" for c in "'$./;@ "], *[f"0{c}" for c in "'$./;@ "]],
+)
+def test_a_serial_that_is_not_lios_is_refused(wwn: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        TargetSpec.model_validate({**spec().model_dump(), "wwn": wwn})
+    assert caught.value.errors()[0]["loc"] == ("wwn",)
+
+
+@pytest.mark.parametrize("wwn", ["0", "0" * 36, WWN])
+def test_serials_lio_gives_are_taken(wwn: str) -> None:
+    assert TargetSpec.model_validate({**spec().model_dump(), "wwn": wwn}).wwn == wwn
+
+
+SAVED = load("iscsi")["reads"][iscsi.SAVECONFIG]
+
+
+def test_the_saved_target_is_its_desired_state() -> None:
+    specs, others = iscsi.saved_specs(SAVED)
+    assert others == {}
+    assert specs == [
+        TargetSpec(
+            iqn=IQN,
+            zvol="tank/lun0",
+            backstore="tank_lun0",
+            initiators=[ESXI],
+            chap=iscsi.Chap(user="esxi", secret=SECRET),
+            wwn=WWN,
+        )
+    ]
+
+
+def _changed(change: Any) -> str:
+    data = json.loads(SAVED)
+    change(data)
+    return json.dumps(data)
+
+
+def _tpg(data: dict[str, Any]) -> dict[str, Any]:
+    tpg: dict[str, Any] = data["targets"][0]["tpgs"][0]
+    return tpg
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda d: d["storage_objects"][0].update(name="lun0_by_hand"), "not made by arcvsa"),
+        (lambda d: d["storage_objects"][0].update(dev="/dev/sdb"), "not made by arcvsa"),
+        (lambda d: _tpg(d)["luns"].append(dict(_tpg(d)["luns"][0], index=1)), "not made by arcvsa"),
+        (lambda d: _tpg(d).update(luns=[]), "not made by arcvsa"),
+        (lambda d: d["targets"][0]["tpgs"].append(_tpg(d)), "not made by arcvsa"),
+        (lambda d: _tpg(d)["node_acls"][0].update(chap_password="short"), r"\(chap.secret\)"),
+        (lambda d: _tpg(d).update(node_acls=[]), r"\(initiators\)"),
+        (lambda d: _tpg(d).pop("node_acls"), "not LIO's layout"),
+    ],
+)
+def test_a_saved_target_arcvsa_did_not_make_is_named_with_why(change: Any, why: str) -> None:
+    specs, others = iscsi.saved_specs(_changed(change))
+    assert specs == [] and list(others) == [IQN]
+    assert re.search(why, others[IQN]) and SECRET not in others[IQN] and "short" not in others[IQN]
+
+
+def test_a_saved_target_without_chap_is_adopted_without_it() -> None:
+    def no_chap(d: dict[str, Any]) -> None:
+        for key in ("chap_userid", "chap_password"):
+            _tpg(d)["node_acls"][0].pop(key)
+
+    [found], _ = iscsi.saved_specs(_changed(no_chap))
+    assert found.chap is None and found.initiators == [ESXI]
+
+
+def test_a_saved_target_without_a_serial_is_adopted_without_one() -> None:
+    [found], _ = iscsi.saved_specs(_changed(lambda d: d["storage_objects"][0].pop("wwn")))
+    assert found.wwn is None
+
+
+def test_targets_of_other_fabrics_are_not_iscsi_s() -> None:
+    assert iscsi.saved_specs(_changed(lambda d: d["targets"][0].update(fabric="qla2xxx"))) == ([], {})
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"targets": 3}', '{"storage_objects": [{"name": "x"}]}'])
+def test_a_file_that_is_not_lios_is_bad_output(text: str) -> None:
+    with pytest.raises(BadOutput, match=r"saveconfig\.json"):
+        iscsi.saved_specs(text)
+
+
+def test_backstore_names() -> None:
+    assert iscsi.backstore_name("tank/lun0") == "tank_lun0"
+    assert iscsi.backstore_name("tank/vdi/lun.0") == "tank_vdi_lun_0"
+    long = "tank/" + "a" * 60
+    assert (
+        iscsi.backstore_name(long) == "tank_" + "a" * 34 + "_" + hashlib.sha256(long.encode()).hexdigest()[:8]
+    )
+    assert iscsi.backstore_name("tank/" + "a" * 43) == "tank_" + "a" * 43  # 48: the longest kept as it is
+    just_over = "tank/" + "a" * 44
+    assert iscsi.backstore_name(just_over).endswith("_" + hashlib.sha256(just_over.encode()).hexdigest()[:8])

@@ -1,7 +1,7 @@
 """The desired iSCSI targets (CHAP secret sealed), which appliance.control.lio converges LIO on.
 
-Targets an older release made in LIO alone are adopted by the first reconcile (api.iscsi.service),
-which reads LIO this migration cannot see.
+Targets an older release made in LIO alone are adopted by the first reconcile (api.iscsi.service), from
+LIO's saved configuration, which this migration cannot see.
 
 Revision ID: 0009
 Revises: 0008
@@ -24,6 +24,7 @@ def upgrade() -> None:
         sa.Column("initiators_json", sa.Text, nullable=False),
         sa.Column("chap_user", sa.String(255), nullable=True),
         sa.Column("chap_secret", sa.LargeBinary, nullable=True),
+        sa.Column("wwn", sa.String(64), nullable=True),  # the LUN's unit serial: ESXi's NAA id of it
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
 

@@ -23,6 +23,8 @@ itself a second time.
 - An update that drops an initiator, whose save then fails (the save replaced in the guest's process, the
   one hook here: LIO itself refuses no removal), makes that initiator's ACL again with its CHAP and its
   mapped LUN.
+- A target removed with targetcli (backstore and all) is made again by the poller from the stored target,
+  with the unit serial ESXi knows the LUN by.
 """
 
 from __future__ import annotations
@@ -366,4 +368,39 @@ def test_a_dropped_initiator_comes_back_whole_when_the_change_fails_after_it(
     assert in_guest(guest, ["cat", f"{acl_b}/auth/userid"]).stdout.strip() == cred["user"]
     assert in_guest(guest, ["cat", f"{acl_b}/auth/password"]).stdout.strip() == cred["secret"]
     assert saved(guest) == before_saved
+    api.call("DELETE", f"{TARGETS}/{iqn}", expect=204)
+
+
+def test_a_target_lio_lost_is_made_again_by_the_poller_as_the_same_lun(
+    api: LabApi, guest: SshRunner, zvol: str
+) -> None:
+    """Removed with targetcli (its backstore too, and saved so), the target is made again from what the
+    api stored, within the poller's minute, with the unit serial ESXi knows the LUN by."""
+    iqn = "iqn.2026-11.lab.arcvsa:lost"
+    cred = chap()
+    api.call("POST", TARGETS, {"iqn": iqn, "zvol": zvol, "initiators": [HOST_A], "chap": cred}, expect=201)
+    backstore = zvol.replace("/", "_")
+
+    def serial() -> str:
+        found = in_guest(guest, ["sh", "-c", f"cat {CONFIGFS}/core/iblock_*/{backstore}/wwn/vpd_unit_serial"])
+        return found.stdout.strip().rsplit(" ", 1)[-1]
+
+    before = serial()
+    since = in_guest(guest, ["date", "-u", "+%Y-%m-%d %H:%M:%S"]).stdout.strip()
+    for path in (f"/iscsi delete {iqn}", f"/backstores/block delete {backstore}"):
+        in_guest(guest, ["flock", ISCSI_LOCK, "targetcli", *path.split()])
+    assert iqn not in in_guest(guest, ["cat", SAVECONFIG]).stdout
+    started = time.monotonic()
+    while guest.execute(["test", "-d", f"{CONFIGFS}/iscsi/{iqn}/tpgt_1/lun/lun_0"], timeout=60).exit_code:
+        assert time.monotonic() < started + 180, "the poller did not make the target again"
+        time.sleep(5)
+    print(f"\ntarget made again by the poller {time.monotonic() - started:.0f} s after its removal")
+    assert serial() == before, "the LUN came back as another one"
+    assert (
+        in_guest(guest, ["cat", f"{CONFIGFS}/iscsi/{iqn}/tpgt_1/acls/{HOST_A}/auth/userid"]).stdout.strip()
+        == cred["user"]
+    )
+    journal = ["journalctl", "-u", "arcvsa-metrics.service", "--since", since, "-o", "cat"]
+    said = [line for line in in_guest(guest, journal).stdout.splitlines() if "iscsi_targets drifted" in line]
+    assert said and f"{iqn}: CreateBackstore(" in said[0] and cred["secret"] not in said[0], said
     api.call("DELETE", f"{TARGETS}/{iqn}", expect=204)

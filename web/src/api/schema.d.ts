@@ -947,7 +947,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /**
+         * Update Target
+         * @description Replace a target's initiators and CHAP (an ESXi host added or retired): an initiator left out loses
+         *     its ACL; a failure half way leaves the target as it was.
+         */
+        put: operations["update_target_api_storage_iscsi_targets__iqn__put"];
         post?: never;
         /**
          * Delete Target
@@ -5124,6 +5129,19 @@ export interface components {
             vaai: {
                 [key: string]: number;
             };
+        };
+        /**
+         * TargetUpdate
+         * @description A target's initiators and CHAP, replacing the ones it has (an initiator left out loses its ACL).
+         */
+        TargetUpdate: {
+            /** @description one-way CHAP for every initiator (none: ACLs only); the secret is never echoed */
+            chap?: components["schemas"]["Chap"] | null;
+            /**
+             * Initiators
+             * @description initiator IQNs allowed in (ESXi software adapters)
+             */
+            initiators: string[];
         };
         /** TestResult */
         TestResult: {
@@ -9433,6 +9451,113 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TargetInfo"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    update_target_api_storage_iscsi_targets__iqn__put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iqn: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TargetUpdate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
