@@ -387,7 +387,7 @@ def test_a_target_lio_lost_is_made_again_by_the_poller_as_the_same_lun(
 
     before = serial()
     since = in_guest(guest, ["date", "-u", "+%Y-%m-%d %H:%M:%S"]).stdout.strip()
-    for path in (f"/iscsi delete {iqn}", f"/backstores/block delete {backstore}"):
+    for path in (f"/iscsi delete {iqn}", f"/backstores/block delete {backstore}", "saveconfig"):
         in_guest(guest, ["flock", ISCSI_LOCK, "targetcli", *path.split()])
     assert iqn not in in_guest(guest, ["cat", SAVECONFIG]).stdout
     started = time.monotonic()
