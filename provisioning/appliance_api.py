@@ -27,6 +27,7 @@ from __future__ import annotations
 import http.client
 import json
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -45,6 +46,10 @@ from provisioning.errors import NotAVCenter, ThumbprintMismatch, VCenterError
 
 ADMIN = "admin"  # first boot makes this user with the OVF admin_password
 STORAGE = "/api/storage"
+# A started appliance answers its reads 503 state_pending until its first state is published: seconds,
+# longer on a slow host. How long a read waits that out, and how often it asks.
+PENDING_WAIT = 120.0
+PENDING_RETRY = 2.0
 
 
 class DiskNotVisible(ApplianceApiError):
@@ -112,7 +117,18 @@ class ApplianceApi:
         self.cancelled = cancelled
 
     def exchange(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        """(status, decoded JSON or None); transport faults become typed ApplianceApiErrors."""
+        """(status, decoded JSON or None); transport faults become typed ApplianceApiErrors. A read an
+        appliance answers 503 state_pending (it has started and not yet published its state: "try again in
+        a few seconds") is asked again for up to PENDING_WAIT seconds."""
+        deadline = time.monotonic() + PENDING_WAIT
+        while True:
+            status, data = self._exchange(method, path, body)
+            pending = status == 503 and isinstance(data, dict) and data.get("code") == "state_pending"
+            if not pending or method != "GET" or time.monotonic() >= deadline:
+                return status, data
+            cancel.sleep(PENDING_RETRY, self.cancelled, f"waiting for {self.name} to publish its state")
+
+    def _exchange(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         cancel.check(self.cancelled, f"before {method} {path} on {self.name}")
         host, port = split_endpoint(self.endpoint)
         ctx = pinned_context(self.thumbprint)

@@ -42,7 +42,6 @@ from reliability.ledger import Ledger, Verdict, read_ledger, verify
 from reliability.writer import Writer, WriterSpec, build, wait_acked
 
 REPO = Path(__file__).resolve().parents[1]
-NO = object()  # Api.call without a ``pending`` answer
 MANIFEST = REPO / "build" / "image" / "latest.json"
 LUN0, LUN1 = "/dev/disk/by-id/virtio-lun0", "/dev/disk/by-id/virtio-lun1"
 SLOG = "/dev/disk/by-id/virtio-ssd-slog"
@@ -102,23 +101,12 @@ class ApiClient:
         password = self.password_file.read_text(encoding="utf-8").strip()
         self.token = self.client.token("admin", password)
 
-    def call(
-        self, method: str, path: str, body: dict[str, Any] | None = None, expect: int = 200, pending: Any = NO
-    ) -> Any:
-        """The answer's body; RuntimeError unless its status is ``expect`` (logs in again once on 401).
-        ``pending``, when given, is the answer while the appliance has published no state since it started
-        (a read's 503 state_pending, which says to try again in a few seconds)."""
+    def call(self, method: str, path: str, body: dict[str, Any] | None = None, expect: int = 200) -> Any:
+        """The answer's body; RuntimeError unless its status is ``expect`` (logs in again once on 401)."""
         status, data = self.client.request(method, path, body, token=self.token)
         if status == 401:
             self.login()
             status, data = self.client.request(method, path, body, token=self.token)
-        if (
-            status == 503
-            and pending is not NO
-            and isinstance(data, dict)
-            and data.get("code") == "state_pending"
-        ):
-            return pending
         if status != expect:
             raise RuntimeError(f"{method} {path} answered {status} (expected {expect}): {data}")
         return data
@@ -240,19 +228,9 @@ class Lab:
 
     def wait_exports(self, timeout: float = 600) -> list[dict[str, Any]]:
         """Until every export is active and answers an NFSv3 listing from the host."""
-        started = time.monotonic()
-        deadline = started + timeout
-        pending = False
+        deadline = time.monotonic() + timeout
         while True:
-            found = self.api.call("GET", "/api/storage/exports", pending=None)
-            if found is None:
-                pending = True
-            elif pending:
-                pending = False
-                say(
-                    f"state published {time.monotonic() - started:.1f} s after the first read (503 state_pending)"
-                )
-            exports = list(found or [])
+            exports = list(self.api.call("GET", "/api/storage/exports"))
             if exports and all(e["active"] for e in exports):
                 break
             if time.monotonic() > deadline:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from fixtures.appliance.remote import SshRunner
@@ -10,8 +9,6 @@ from fixtures.appliance.remote import SshRunner
 from appliance.control.gateway import Result
 from lab.appliance_api import ApplianceApi
 from support.lab_boot import BootedAppliance
-
-PENDING = 120.0  # seconds a read waits out 503 state_pending after a start
 
 
 class LabApi:
@@ -29,19 +26,12 @@ class LabApi:
         self.token = self.client.token("admin", self.password)
 
     def raw(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-        """(status, body); logs in again once when the token has expired. A read answered 503
-        state_pending (a start's state not published yet: "try again in a few seconds") is tried again,
-        as a client would, for up to PENDING seconds."""
-        deadline = time.monotonic() + PENDING
-        while True:
+        """(status, body); logs in again once when the token has expired."""
+        status, data = self.client.request(method, path, body, token=self.token)
+        if status == 401:
+            self.login()
             status, data = self.client.request(method, path, body, token=self.token)
-            if status == 401:
-                self.login()
-                status, data = self.client.request(method, path, body, token=self.token)
-            pending = status == 503 and isinstance(data, dict) and data.get("code") == "state_pending"
-            if not pending or method != "GET" or time.monotonic() > deadline:
-                return status, data
-            time.sleep(2)
+        return status, data
 
     def call(self, method: str, path: str, body: dict[str, Any] | None = None, expect: int = 200) -> Any:
         """The body of an answer with status ``expect`` (AssertionError with the api's error otherwise)."""
