@@ -6,9 +6,8 @@ from fastapi import APIRouter, Request, Response
 
 from api.backup import service
 from api.backup.schemas import BackupFile, BackupRequest, RestoreReport, RestoreRequest
-from api.deps import AppSettings, CurrentUser, Db
+from api.deps import AppSettings, Box, CurrentUser, Db
 from api.errors import ErrorBody
-from api.secretbox import SecretBox
 from api.state.deps import IMPORT_PARTS, Refreshed
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
@@ -22,18 +21,13 @@ CONFLICT: dict[int | str, dict[str, object]] = {
 }
 
 
-def _box(request: Request) -> SecretBox:
-    box: SecretBox = request.app.state.secretbox
-    return box
-
-
 @router.post("", response_model=BackupFile, responses=REFUSED)
 def make_backup(
-    body: BackupRequest, request: Request, db: Db, fs: Fs, settings: AppSettings, me: CurrentUser
+    body: BackupRequest, box: Box, db: Db, fs: Fs, settings: AppSettings, me: CurrentUser
 ) -> Response:
     """The configuration (users, vCenter connections, exports, iSCSI, tuning, notifications, TLS, scrape
     tokens) as a file to download; its secrets are readable only with the passphrase."""
-    name, data = service.backup(db, _box(request), fs, settings, body.passphrase)
+    name, data = service.backup(db, box, fs, settings, body.passphrase)
     service.log.info("configuration backup %s made by %s", name, me.username)
     return Response(
         data,
@@ -46,6 +40,7 @@ def make_backup(
 def restore_backup(
     body: RestoreRequest,
     request: Request,
+    box: Box,
     gw: Gw,
     fs: Fs,
     db: Db,
@@ -55,7 +50,7 @@ def restore_backup(
 ) -> RestoreReport:
     """Import the backup's pools, bring its configuration back and serve its exports; every login ends
     (the backup's users replace this appliance's). What could not be restored is listed, with why."""
-    report = service.restore(gw, fs, db, _box(request), settings, body, me.username)
+    report = service.restore(gw, fs, db, box, settings, body, me.username)
     refresh(*_touched(report))
     if report.tls_installed:
         request.app.state.tls_restart_needed = True

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request, status
 from api.deployments import service
 from api.deployments.held import held_of
 from api.deployments.schemas import DeploymentCreate, DeploymentOut, DeploymentUpdate, JobSecrets, PlanOut
-from api.deps import AppSettings, Db
+from api.deps import AppSettings, Box, Db
 from api.errors import ErrorBody
 from api.jobs import service as jobs
 from api.jobs.routes import CONFLICT, NOT_FOUND, SECRET_MISSING
@@ -19,11 +19,6 @@ router = APIRouter(prefix="/api/deployments", tags=["deployments"])
 REFUSED: dict[int | str, dict[str, object]] = {422: {"model": ErrorBody}, 409: {"model": ErrorBody}}
 
 
-def _box(request: Request) -> SecretBox:
-    box: SecretBox = request.app.state.secretbox
-    return box
-
-
 @router.get("")
 def list_deployments(db: Db) -> list[DeploymentOut]:
     """Every stored deployment."""
@@ -31,9 +26,9 @@ def list_deployments(db: Db) -> list[DeploymentOut]:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, responses={**NOT_FOUND, **CONFLICT})
-def create_deployment(body: DeploymentCreate, request: Request, db: Db) -> DeploymentOut:
+def create_deployment(body: DeploymentCreate, box: Box, db: Db) -> DeploymentOut:
     """Store a plan for a vCenter connection; nothing changes in vCenter yet."""
-    return service.out(service.create(db, _box(request), body))
+    return service.out(service.create(db, box, body))
 
 
 @router.get("/{deployment_id}", responses=NOT_FOUND)
@@ -43,9 +38,9 @@ def get_deployment(deployment_id: int, db: Db) -> DeploymentOut:
 
 
 @router.put("/{deployment_id}", responses={**NOT_FOUND, **CONFLICT})
-def update_deployment(deployment_id: int, body: DeploymentUpdate, request: Request, db: Db) -> DeploymentOut:
+def update_deployment(deployment_id: int, body: DeploymentUpdate, box: Box, db: Db) -> DeploymentOut:
     """Change the plan (grow, shrink, recompose); the next apply makes vCenter match it."""
-    return service.out(service.update(db, _box(request), deployment_id, body.plan))
+    return service.out(service.update(db, box, deployment_id, body.plan))
 
 
 @router.delete(
@@ -57,9 +52,9 @@ def delete_deployment(deployment_id: int, db: Db) -> None:
 
 
 @router.post("/{deployment_id}/plan", responses={**NOT_FOUND, **REFUSED})
-def plan_deployment(deployment_id: int, request: Request, db: Db, settings: AppSettings) -> PlanOut:
+def plan_deployment(deployment_id: int, box: Box, db: Db, settings: AppSettings) -> PlanOut:
     """Diff the plan against vCenter: what apply would change. Changes nothing; refuses a bad plan."""
-    return service.plan(db, _box(request), deployment_id, settings.vcenter_timeout)
+    return service.plan(db, box, deployment_id, settings.vcenter_timeout)
 
 
 @router.post(
@@ -67,10 +62,12 @@ def plan_deployment(deployment_id: int, request: Request, db: Db, settings: AppS
     status_code=status.HTTP_202_ACCEPTED,
     responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
 )
-def apply_deployment(deployment_id: int, request: Request, db: Db, body: JobSecrets | None = None) -> JobOut:
+def apply_deployment(
+    deployment_id: int, request: Request, box: Box, db: Db, body: JobSecrets | None = None
+) -> JobOut:
     """Start a job that makes what is missing; follow it under /api/jobs. A plan with appliances needs their
     admin password (and one with Horizon its password) in this request: 422 secret_required names it."""
-    return _start(deployment_id, "apply", request, db, body)
+    return _start(deployment_id, "apply", request, box, db, body)
 
 
 @router.post(
@@ -79,15 +76,15 @@ def apply_deployment(deployment_id: int, request: Request, db: Db, body: JobSecr
     responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
 )
 def destroy_deployment(
-    deployment_id: int, request: Request, db: Db, body: JobSecrets | None = None
+    deployment_id: int, request: Request, box: Box, db: Db, body: JobSecrets | None = None
 ) -> JobOut:
     """Start a job that removes every object this deployment made, and nothing else. Removing a Horizon pool
     or ZFS clones needs that password in this request (422 secret_required names it)."""
-    return _start(deployment_id, "destroy", request, db, body)
+    return _start(deployment_id, "destroy", request, box, db, body)
 
 
-def _start(deployment_id: int, kind: str, request: Request, db: Db, body: JobSecrets | None) -> JobOut:
-    job = service.start_job(
-        db, _box(request), held_of(request), runner_of(request), deployment_id, kind, body
-    )
+def _start(
+    deployment_id: int, kind: str, request: Request, box: SecretBox, db: Db, body: JobSecrets | None
+) -> JobOut:
+    job = service.start_job(db, box, held_of(request), runner_of(request), deployment_id, kind, body)
     return jobs.out(job)

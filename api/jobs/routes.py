@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from api.deployments import service as deployments
 from api.deployments.held import held_of
 from api.deployments.schemas import JobSecrets
-from api.deps import Db
+from api.deps import Box, Db
 from api.errors import ErrorBody
 from api.jobs import service, stream
 from api.jobs.runner import runner_of
@@ -93,10 +93,8 @@ def cancel_job(job_id: int, request: Request, db: Db) -> JobOut:
     status_code=status.HTTP_202_ACCEPTED,
     responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
 )
-def resume_job(job_id: int, request: Request, db: Db, body: JobSecrets | None = None) -> JobOut:
+def resume_job(job_id: int, request: Request, box: Box, db: Db, body: JobSecrets | None = None) -> JobOut:
     """Run a failed or cancelled job again: it does only what is still missing. The secrets it needs come
     with this request, never from its earlier run (422 secret_required names the one missing)."""
-    job = deployments.resume_job(
-        db, request.app.state.secretbox, held_of(request), runner_of(request), job_id, body
-    )
+    job = deployments.resume_job(db, box, held_of(request), runner_of(request), job_id, body)
     return service.out(job)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from api.deps import Db
+from api.deps import Box, Db
 from api.errors import ErrorBody
 from api.notify import service
 from api.notify.schemas import NotifySettings, NotifySettingsIn, SendResult
-from api.secretbox import SecretBox
 from api.storage.deps import Fs, Gw
 
 router = APIRouter(prefix="/api/settings/notifications", tags=["settings"])
@@ -22,11 +21,6 @@ APPLIED: dict[int | str, dict[str, object]] = {
 }
 
 
-def _box(request: Request) -> SecretBox:
-    box: SecretBox = request.app.state.secretbox
-    return box
-
-
 @router.get("")
 def get_notifications(db: Db) -> NotifySettings:
     """The notification settings; the SMTP password only as whether one is stored."""
@@ -34,16 +28,16 @@ def get_notifications(db: Db) -> NotifySettings:
 
 
 @router.put("", responses=APPLIED)
-def put_notifications(body: NotifySettingsIn, db: Db, request: Request, gw: Gw, fs: Fs) -> NotifySettings:
+def put_notifications(body: NotifySettingsIn, db: Db, box: Box, gw: Gw, fs: Fs) -> NotifySettings:
     """Replace the settings; alerts already raised are sent to a newly enabled channel on the next check.
 
     Log forwarding (syslog.forward_logs) is applied to the appliance's rsyslog before the settings are
     stored: when rsyslog refuses it, nothing changes.
     """
-    return service.save(db, _box(request), body, gw, fs)
+    return service.save(db, box, body, gw, fs)
 
 
 @router.post("/test")
-def test_notifications(db: Db, request: Request) -> list[SendResult]:
+def test_notifications(db: Db, box: Box) -> list[SendResult]:
     """Send a test message on every enabled channel now; each channel's outcome (empty: none enabled)."""
-    return service.send_test(db, _box(request))
+    return service.send_test(db, box)

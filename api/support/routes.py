@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 
-from api.deps import AppSettings, CurrentUser, Db
-from api.secretbox import SecretBox
+from api.deps import AppSettings, Box, CurrentUser, Db
 from api.state.deps import MaybeSnapshot
 from api.storage.deps import Fs, Gw
 from api.support import service
@@ -26,7 +25,7 @@ def support_bundle(
     files: Fs,
     db: Db,
     settings: AppSettings,
-    request: Request,
+    box: Box,
     me: CurrentUser,
     published: MaybeSnapshot,
 ) -> Response:
@@ -34,7 +33,6 @@ def support_bundle(
     settings and alerts, secrets redacted. A tool that fails or hangs is listed in MANIFEST.json with its
     error; the bundle is made anyway. A POST: making it runs the appliance's tools (zpool history, the
     journal), which no read of the api does."""
-    box: SecretBox = request.app.state.secretbox
     bundle = service.build(gw, files, db, box, settings, by=me.username, published=published)
     return Response(
         content=bundle.data,

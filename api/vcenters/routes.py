@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, status
 
-from api.deps import AppSettings, Db
+from api.deps import AppSettings, Box, Db
 from api.errors import ErrorBody
-from api.secretbox import SecretBox
 from api.vcenters import service
 from api.vcenters.schemas import CertificateRequest, NfsClientHost, TestResult, VCenterCreate, VCenterOut
 from provisioning.certificate import CertificateInfo
@@ -15,11 +14,6 @@ from provisioning.inventory import Inventory
 router = APIRouter(prefix="/api/vcenters", tags=["vcenters"])
 VCENTER_ERRORS: dict[int | str, dict[str, object]] = {422: {"model": ErrorBody}}
 NOT_FOUND: dict[int | str, dict[str, object]] = {404: {"model": ErrorBody}}
-
-
-def _box(request: Request) -> SecretBox:
-    box: SecretBox = request.app.state.secretbox
-    return box
 
 
 @router.post("/certificate", responses=VCENTER_ERRORS)
@@ -35,16 +29,16 @@ def list_vcenters(db: Db) -> list[VCenterOut]:
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, responses={**VCENTER_ERRORS, 409: {"model": ErrorBody}})
-def create_vcenter(body: VCenterCreate, request: Request, db: Db, settings: AppSettings) -> VCenterOut:
+def create_vcenter(body: VCenterCreate, box: Box, db: Db, settings: AppSettings) -> VCenterOut:
     """Log in to the vCenter with what was given; store the connection only if that succeeds."""
-    row = service.create(db, _box(request), body, settings.vcenter_timeout)
+    row = service.create(db, box, body, settings.vcenter_timeout)
     return VCenterOut.model_validate(row)
 
 
 @router.post("/{vcenter_id}/test", responses={**VCENTER_ERRORS, **NOT_FOUND})
-def test_vcenter(vcenter_id: int, request: Request, db: Db, settings: AppSettings) -> TestResult:
+def test_vcenter(vcenter_id: int, box: Box, db: Db, settings: AppSettings) -> TestResult:
     """Log in with the stored credentials and read what the endpoint is."""
-    about = service.test(service.get(db, vcenter_id), _box(request), settings.vcenter_timeout)
+    about = service.test(service.get(db, vcenter_id), box, settings.vcenter_timeout)
     return TestResult(ok=True, about=about)
 
 
@@ -55,13 +49,13 @@ def delete_vcenter(vcenter_id: int, db: Db) -> None:
 
 
 @router.get("/{vcenter_id}/inventory", responses={**VCENTER_ERRORS, **NOT_FOUND})
-def inventory(vcenter_id: int, request: Request, db: Db, settings: AppSettings) -> Inventory:
+def inventory(vcenter_id: int, box: Box, db: Db, settings: AppSettings) -> Inventory:
     """Datacenters, clusters, hosts, datastores, networks and VMs, read in one retrieval."""
-    return service.inventory(service.get(db, vcenter_id), _box(request), settings.vcenter_timeout)
+    return service.inventory(service.get(db, vcenter_id), box, settings.vcenter_timeout)
 
 
 @router.get("/{vcenter_id}/nfs-clients", responses={**VCENTER_ERRORS, **NOT_FOUND})
-def nfs_clients(vcenter_id: int, request: Request, db: Db, settings: AppSettings) -> list[NfsClientHost]:
+def nfs_clients(vcenter_id: int, box: Box, db: Db, settings: AppSettings) -> list[NfsClientHost]:
     """The connected ESXi hosts with the VMkernel addresses an NFS export for them should allow."""
-    inv = service.inventory(service.get(db, vcenter_id), _box(request), settings.vcenter_timeout)
+    inv = service.inventory(service.get(db, vcenter_id), box, settings.vcenter_timeout)
     return service.nfs_clients(inv)
