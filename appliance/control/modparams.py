@@ -28,7 +28,7 @@ DEVICES = "/etc/modprobe.d/zfs-arcvsa-devices.conf"
 # really missing at import is declared missing 9 s later.
 DEVICE_WAIT = {"zfs_vdev_open_timeout_ms": 10_000}
 DEVICES_HEADER = (
-    "# Written by arcvsa (appliance.control.modparams) at every api start: how long a new partition's\n"
+    "# Written by arcvsa (appliance.control.modparams), which holds it: how long a new partition's\n"
     "# link is waited for (pools.py retries what outlasts it). zfs-arcvsa.conf holds the tuning plan's.\n"
 )
 

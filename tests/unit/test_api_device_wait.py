@@ -25,7 +25,7 @@ PARAM = f"{modparams.SYSFS}/zfs_vdev_open_timeout_ms"
 # OpenZFS 2.3's own default (module/os/linux/zfs/vdev_disk.c), what a module loaded without the file has.
 MODULE_DEFAULT = "1000\n"
 DEVICES_TEXT = (
-    "# Written by arcvsa (appliance.control.modparams) at every api start: how long a new partition's\n"
+    "# Written by arcvsa (appliance.control.modparams), which holds it: how long a new partition's\n"
     "# link is waited for (pools.py retries what outlasts it). zfs-arcvsa.conf holds the tuning plan's.\n"
     "options zfs zfs_vdev_open_timeout_ms=10000\n"
 )
