@@ -1,19 +1,18 @@
-"""Calls over the system bus with ``dbus-send --print-reply`` and a parser for its typed output.
+"""Calls over the system bus with systemd's ``busctl --json=short``: a typed reply as JSON.
 
-dbus-send prints one value per line (``uint16 101``, ``string "/t1/ds"``, ``boolean false``) with
-``struct {`` / ``array [`` nesting; we read that back into lists (structs, arrays) and Python scalars.
+busctl prints a reply as ``{"type": "<signature>", "data": [...]}``: structs and arrays are JSON arrays,
+integers, booleans and strings JSON's own, so nothing of a human format is parsed here. A method that
+answers nothing prints nothing. A refusal goes to stderr as ``Call failed: <the service's message>``,
+which the caller's rules type.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from typing import Any
 
 from appliance.control.errors import BadOutput
 from appliance.control.gateway import Gateway, Rules
-
-INTS = {"byte", "int16", "uint16", "int32", "uint32", "int64", "uint64"}
-SCALAR = re.compile(r"(\w+) (.*)")
 
 
 def call(
@@ -21,49 +20,32 @@ def call(
     dest: str,
     path: str,
     method: str,
-    *args: str,
+    signature: str = "",
+    *args: str | int,
     rules: Rules = (),
     timeout: float = 30.0,
 ) -> list[Any]:
-    """Call ``method`` (interface.Method) with typed args ("uint16:101"); return the parsed reply values."""
-    argv = ["dbus-send", "--system", "--print-reply", f"--dest={dest}", path, method, *args]
-    result = gw.run(argv, rules=rules, timeout=timeout)
+    """Call ``method`` (interface.Member) with ``args`` of D-Bus ``signature`` ("q", "ss"); return the
+    reply's values (empty for a method that answers nothing)."""
+    interface, _, member = method.rpartition(".")
+    if not interface or not member:
+        raise ValueError(f"not interface.Member: {method!r}")
+    if len(args) != len(signature):  # one argument per basic type: no containers are sent
+        raise ValueError(f"{method}: signature {signature!r} for {len(args)} argument(s)")
+    argv = ["busctl", "--system", "--json=short", f"--timeout={timeout:g}s", "call", dest, path]
+    argv += [interface, member, *([signature, *(str(a) for a in args)] if signature else [])]
+    result = gw.run(argv, rules=rules, timeout=timeout + 5)
     return parse(result.stdout)
 
 
-def _scalar(kind: str, raw: str) -> Any:
-    if kind in INTS:
-        return int(raw)
-    if kind == "double":
-        return float(raw)
-    if kind == "boolean":
-        return raw == "true"
-    if kind in {"string", "object"} or kind == "object path":
-        return raw[1:-1] if raw.startswith('"') else raw
-    raise BadOutput(f"dbus-send: unknown type {kind!r}")
-
-
 def parse(stdout: str) -> list[Any]:
-    """Values of a ``--print-reply`` answer (the 'method return' header line is skipped)."""
-    stack: list[list[Any]] = [[]]
-    for line in stdout.splitlines():
-        text = line.strip()
-        if not text or text.startswith("method return"):
-            continue
-        if text in ("struct {", "array ["):
-            stack.append([])
-        elif text in ("}", "]"):
-            if len(stack) < 2:
-                raise BadOutput("dbus-send: unbalanced output")
-            done = stack.pop()
-            stack[-1].append(done)
-        elif text.startswith("object path "):
-            stack[-1].append(_scalar("object", text[len("object path ") :]))
-        else:
-            match = SCALAR.fullmatch(text)
-            if not match:
-                raise BadOutput(f"dbus-send: cannot read {text!r}")
-            stack[-1].append(_scalar(match.group(1), match.group(2)))
-    if len(stack) != 1:
-        raise BadOutput("dbus-send: unbalanced output")
-    return stack[0]
+    """The values of one busctl JSON reply; empty when the method answered nothing."""
+    if not stdout.strip():
+        return []
+    try:
+        reply = json.loads(stdout)
+    except json.JSONDecodeError as exc:
+        raise BadOutput(f"busctl: not a JSON reply: {stdout[:200]!r}") from exc
+    if not isinstance(reply, dict) or not isinstance(reply.get("data"), list) or "type" not in reply:
+        raise BadOutput(f"busctl: a reply without type and data: {stdout[:200]!r}")
+    return reply["data"]

@@ -66,9 +66,9 @@ def test_release_takes_the_pool_s_exports_off_and_destroys_it_with_its_disks_fre
             "export of tank/vdi removed",
             "pool tank destroyed, its disks freed",
         ]
-    ran = [" ".join(c[-2:]) for c in runner.calls[made:]]
-    removed = ran.index("org.ganesha.nfsd.exportmgr.RemoveExport uint16:101")
-    assert removed < ran.index("destroy tank"), "the export goes before its pool"
+    ran = [" ".join(c[-4:]) for c in runner.calls[made:]]
+    removed = ran.index("org.ganesha.nfsd.exportmgr RemoveExport q 101")
+    assert removed < ran.index("zpool destroy tank"), "the export goes before its pool"
     cleared = [c[-1] for c in runner.calls[made:] if c[:2] == ["zpool", "labelclear"]]
     assert cleared == [f"{d}-part1" for d in (LUN0, LUN1, SLOG, L2ARC)], "every disk of the pool freed"
 

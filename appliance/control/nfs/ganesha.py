@@ -29,8 +29,9 @@ DEST = "org.ganesha.nfsd"
 EXPORT_MGR = "/org/ganesha/nfsd/ExportMgr"
 RULES: Rules = (
     (r"already active|already exists", AlreadyExists),
-    # ServiceUnknown: nothing owns the bus name, i.e. ganesha is not running.
-    (r"ServiceUnknown|was not provided by any \.service", ServiceDown),
+    # The bus's ServiceUnknown messages (dbus-daemon's, dbus-broker's): nothing owns the name, i.e.
+    # ganesha is not running. busctl prints the message, not the error's name.
+    (r"was not provided by any \.service|The name is not activatable", ServiceDown),
     (r"export id not found|No export with id", NotFound),
 )
 # systemd calls the forking daemon started before it owns its bus name (seconds later on a busy box); a
@@ -116,7 +117,7 @@ def ensure_service(gw: Gateway, files: Files) -> bool:
 def on_bus(gw: Gateway) -> bool:
     """Whether ganesha owns its bus name now (asked afresh: it changes as ganesha starts or stops)."""
     argv = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner")
-    reply = dbus.call(gw, *argv, f"string:{DEST}")
+    reply = dbus.call(gw, *argv, "s", DEST)
     if reply not in ([True], [False]):
         raise BadOutput(f"NameHasOwner {DEST}: unexpected answer {reply}")
     return bool(reply[0])
@@ -144,8 +145,10 @@ def export_file(export_id: int) -> str:
     return f"{EXPORTS_DIR}/{PREFIX}{export_id}.conf"
 
 
-def _manage(gw: Gateway, method: str, *args: str) -> list[object]:
-    return dbus.call(gw, DEST, EXPORT_MGR, f"org.ganesha.nfsd.exportmgr.{method}", *args, rules=RULES)
+def _manage(gw: Gateway, method: str, signature: str, *args: str | int) -> list[object]:
+    return dbus.call(
+        gw, DEST, EXPORT_MGR, f"org.ganesha.nfsd.exportmgr.{method}", signature, *args, rules=RULES
+    )
 
 
 class LiveExport(BaseModel):
@@ -194,18 +197,18 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool 
     wanted = {e.export_id: e for e in desired}
     for export_id in sorted(_managed_ids(files) - set(wanted)):
         if export_id in running:
-            _manage(gw, "RemoveExport", f"uint16:{export_id}")
+            _manage(gw, "RemoveExport", "q", export_id)
         files.remove(export_file(export_id))
         changes.removed.append(export_id)
     for export_id, export in sorted(wanted.items()):
         path = export_file(export_id)
         written = files.write(path, render_export(export))
-        selector = f"string:EXPORT(Export_Id={export_id})"
+        selector = f"EXPORT(Export_Id={export_id})"
         if export_id not in running:
-            _manage(gw, "AddExport", f"string:{path}", selector)
+            _manage(gw, "AddExport", "ss", path, selector)
             changes.added.append(export_id)
         elif written:
-            _manage(gw, "UpdateExport", f"string:{path}", selector)
+            _manage(gw, "UpdateExport", "ss", path, selector)
             changes.updated.append(export_id)
     return changes
 
@@ -226,7 +229,7 @@ def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
     """Read/write counters of one export (zero until the first I/O)."""
     method = "GetNFSv3IO" if protocol is Protocol.v3 else "GetNFSv41IO"
     member = f"org.ganesha.nfsd.exportstats.{method}"
-    reply = dbus.call(gw, DEST, EXPORT_MGR, member, f"uint16:{export_id}", rules=RULES)
+    reply = dbus.call(gw, DEST, EXPORT_MGR, member, "q", export_id, rules=RULES)
     label = "NFSv3" if protocol is Protocol.v3 else "NFSv41"
     if not reply or reply[0] is not True:
         return ExportIO(
