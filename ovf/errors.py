@@ -24,3 +24,7 @@ class ImageInvalid(OvfError):
 
 class PackageInvalid(OvfError):
     """An OVA breaks the packaging rules (.ovf first, manifest digests matching)."""
+
+
+class VmdkInvalid(ImageInvalid):
+    """A stream-optimized VMDK breaks the format: cut short, corrupt grain data, tables pointing elsewhere."""
