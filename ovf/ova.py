@@ -24,7 +24,7 @@ from ovf.errors import PackageInvalid
 from ovf.manifest import parse_manifest, render_manifest, sha256_file
 from ovf.namespaces import OVF, q
 from ovf.validator import validate_descriptor
-from ovf.vmdk import convert_to_stream_vmdk, image_info
+from ovf.vmdk import convert_to_stream_vmdk
 
 USTAR_MAX_MEMBER = 8 * 1024**3 - 1  # the ustar size field holds 11 octal digits
 CONVERT_TIMEOUT = 1800.0
@@ -76,10 +76,9 @@ def pack_ova(
     work = Path(tempfile.mkdtemp(prefix=".ova-", dir=out.parent))
     try:
         vmdk = work / f"{base}-disk1.vmdk"
-        # populatedSize is the guest data actually allocated: the source image's allocation, not the
-        # compressed VMDK's size.
-        source = image_info(disk_image)
-        info = convert_to_stream_vmdk(disk_image, vmdk, timeout=convert_timeout)
+        # Capacity and populatedSize come from the checked VMDK itself (its header and the grains it
+        # carries), ovf:size from the file as the tar will hold it.
+        layout = convert_to_stream_vmdk(disk_image, vmdk, timeout=convert_timeout)
         build_json = work / BUILD_MANIFEST_NAME
         build_json.write_bytes(build.to_json())
         inputs = DescriptorInputs(
@@ -87,8 +86,8 @@ def pack_ova(
             disk=DiskImage(
                 href=vmdk.name,
                 size=vmdk.stat().st_size,
-                capacity=info.virtual_size,
-                populated_size=source.actual_size,
+                capacity=layout.capacity,
+                populated_size=layout.populated_size,
             ),
             extra_files=(PackageFile(href=BUILD_MANIFEST_NAME, size=build_json.stat().st_size),),
         )
@@ -110,7 +109,7 @@ def pack_ova(
             path=out,
             members=tuple(m.name for m in members),
             descriptor=descriptor,
-            disk_capacity=info.virtual_size,
+            disk_capacity=layout.capacity,
             disk_size=vmdk.stat().st_size,
         )
     finally:
@@ -167,6 +166,12 @@ def verify_ova(path: Path) -> VerifiedOva:
     hrefs = [f.get(q(OVF, "href"), "") for f in root.iter(q(OVF, "File"))]
     if list(names[2:]) != hrefs:
         raise PackageInvalid(f"members after the manifest {list(names[2:])} must follow References {hrefs}")
+    # DSP0243: ovf:size is the file's byte count as archived, not the disk's capacity or image size.
+    sizes = {info.name: info.size for info in infos}
+    for ref in root.iter(q(OVF, "File")):
+        href, declared = ref.get(q(OVF, "href"), ""), ref.get(q(OVF, "size"))
+        if declared is not None and declared != str(sizes[href]):
+            raise PackageInvalid(f"{href}: ovf:size is {declared}, the archive holds {sizes[href]} bytes")
     disk_ref = root.find(f"{q(OVF, 'DiskSection')}/{q(OVF, 'Disk')}")
     file_id = None if disk_ref is None else disk_ref.get(q(OVF, "fileRef"))
     disk_member = next(

@@ -2,6 +2,9 @@
 
 streamOptimized is the only VMDK subformat vSphere accepts inside an OVF package: it is
 compressed, and written front to back so it can be uploaded through an HttpNfcLease as a stream.
+qemu-img only reads here (image info, any format to a sparse raw file); the VMDK itself comes from
+our own writer (ovf.vmdk_writer), laid out as the VMDK 5.0 specification and VMware's open-vmdk
+write it, and is checked (ovf.vmdk_check) before anything is packed.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ovf.errors import ImageInvalid
+from ovf.vmdk_check import StreamLayout, check_stream_vmdk
+from ovf.vmdk_writer import write_stream_vmdk
 from process import run
 
 QEMU_IMG = "qemu-img"
@@ -50,35 +55,27 @@ def image_info(path: Path, *, timeout: float = INFO_TIMEOUT) -> ImageInfo:
         raise ImageInvalid(f"unparseable {QEMU_IMG} info output for {path}: {exc}") from exc
 
 
-def convert_to_stream_vmdk(source: Path, target: Path, *, timeout: float) -> ImageInfo:
-    """Convert any qemu-readable image to a streamOptimized VMDK; returns the result's info.
+def convert_to_raw(source: Path, target: Path, *, timeout: float) -> None:
+    """Any qemu-readable image as a sparse raw file (qemu-img leaves zeros as holes)."""
+    run([QEMU_IMG, "convert", "-O", "raw", str(source), str(target)], timeout=timeout)
 
-    The input format is probed from the file. qemu-img writes the extent's file name into the
-    VMDK header, so it converts under the final name in a scratch folder beside `target`, which is
-    replaced only when the result checks out.
+
+def convert_to_stream_vmdk(source: Path, target: Path, *, timeout: float) -> StreamLayout:
+    """Convert any qemu-readable image to a streamOptimized VMDK at `target`; returns its checked layout.
+
+    A raw source is read in place; any other format goes through a sparse raw copy in a scratch folder
+    beside `target`. `target` is replaced only once the written file passes the check.
     """
     scratch = Path(tempfile.mkdtemp(prefix=".vmdk-", dir=target.parent))
-    partial = scratch / target.name
     try:
-        run(
-            [
-                QEMU_IMG,
-                "convert",
-                "-O",
-                "vmdk",
-                "-o",
-                # lsilogic in the VMDK header: ESXi reads the SCSI type from the OVF (pvscsi), but a
-                # header saying ide (qemu's default) confuses tools that only look at the disk.
-                "subformat=streamOptimized,adapter_type=lsilogic",
-                str(source),
-                str(partial),
-            ],
-            timeout=timeout,
-        )
-        info = image_info(partial)
-        if info.format != "vmdk" or info.vmdk_create_type() != "streamOptimized":
-            raise ImageInvalid(f"expected a streamOptimized vmdk from {QEMU_IMG} convert, got {info}")
+        raw = source
+        if image_info(source).format != "raw":
+            raw = scratch / "disk.raw"
+            convert_to_raw(source, raw, timeout=timeout)
+        partial = scratch / target.name
+        write_stream_vmdk(raw, partial)
+        layout = check_stream_vmdk(partial)
         partial.replace(target)
-        return info
+        return layout
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

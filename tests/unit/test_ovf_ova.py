@@ -14,12 +14,14 @@ import pytest
 
 from ovf.build_manifest import BuildManifest, read_build_manifest
 from ovf.cli import main as ovf_cli
+from ovf.descriptor import serialize
 from ovf.envelope import parse_envelope
 from ovf.errors import PackageInvalid
 from ovf.manifest import parse_manifest, render_manifest
 from ovf.namespaces import OVF, q
 from ovf.ova import pack_ova, verify_ova
 from ovf.vmdk import image_info
+from ovf.vmdk_check import check_stream_vmdk
 
 BUILD = BuildManifest(
     version="1.2.3", git_version="v1.2.3-4-gabcdef0", kernel="6.12.41+deb13-amd64", openzfs="2.3.2-2",
@@ -113,6 +115,41 @@ def test_disk_is_stream_optimized_and_described(ova: Path, tmp_path: Path) -> No
     assert ref.get(q(OVF, "size")) == str((tmp_path / "arcvsa-1.2.3-disk1.vmdk").stat().st_size)
 
 
+def test_sizes_come_from_the_packed_vmdk(ova: Path, tmp_path: Path) -> None:
+    with tarfile.open(ova) as tar:
+        member = tar.getmember("arcvsa-1.2.3-disk1.vmdk")
+        tar.extract(member, tmp_path, filter="data")
+        fh = tar.extractfile("arcvsa-1.2.3.ovf")
+        assert fh is not None
+        root = parse_envelope(fh.read())
+    layout = check_stream_vmdk(tmp_path / member.name)
+    disk = root.find(f"{q(OVF, 'DiskSection')}/{q(OVF, 'Disk')}")
+    ref = root.find(f"{q(OVF, 'References')}/{q(OVF, 'File')}")
+    assert disk is not None and ref is not None
+    assert ref.get(q(OVF, "size")) == str(member.size), "ovf:size is the tar member's byte count"
+    assert disk.get(q(OVF, "capacity")) == str(VIRTUAL_SIZE)
+    # 2 MiB of data at 1 MiB: 32 grains of 64 KiB, whatever qcow2 allocated around them.
+    assert layout.grains == 32
+    assert disk.get(q(OVF, "populatedSize")) == str(32 * 64 * 1024)
+
+
+def test_verify_refuses_an_ovf_size_that_is_not_the_members(ova: Path, tmp_path: Path) -> None:
+    with tarfile.open(ova) as tar:
+        fh = tar.extractfile("arcvsa-1.2.3.ovf")
+        assert fh is not None
+        root = parse_envelope(fh.read())
+        size = tar.getmember("arcvsa-1.2.3-disk1.vmdk").size
+    ref = root.find(f"{q(OVF, 'References')}/{q(OVF, 'File')}")
+    assert ref is not None
+    ref.set(q(OVF, "size"), str(size + 1))
+    bad = tmp_path / "bad.ova"
+    _rewrite(ova, bad, replace={"arcvsa-1.2.3.ovf": serialize(root)}, remanifest=True)
+    with pytest.raises(
+        PackageInvalid, match=rf"arcvsa-1.2.3-disk1.vmdk: ovf:size is {size + 1}, the archive holds {size}"
+    ):
+        verify_ova(bad)
+
+
 def test_build_manifest_is_inside(ova: Path) -> None:
     with tarfile.open(ova) as tar:
         fh = tar.extractfile("build-manifest.json")
@@ -125,18 +162,33 @@ def test_verify_accepts_the_package(ova: Path) -> None:
     assert verified.disk_member == "arcvsa-1.2.3-disk1.vmdk"
 
 
-def _rewrite(src: Path, dst: Path, *, order: list[str] | None = None, corrupt: str | None = None) -> None:
+def _rewrite(
+    src: Path,
+    dst: Path,
+    *,
+    order: list[str] | None = None,
+    corrupt: str | None = None,
+    replace: dict[str, bytes] | None = None,
+    remanifest: bool = False,
+) -> None:
     with tarfile.open(src) as tar:
         members = {}
         for member in tar.getmembers():
             fh = tar.extractfile(member)
             assert fh is not None
             members[member.name] = (member, fh.read())
+    for name, data in (replace or {}).items():
+        members[name] = (members[name][0], data)
+    if remanifest:
+        mf = next(n for n in members if n.endswith(".mf"))
+        digests = [(n, hashlib.sha256(d).hexdigest()) for n, (_, d) in members.items() if n != mf]
+        members[mf] = (members[mf][0], render_manifest(digests).encode())
     with tarfile.open(dst, "w", format=tarfile.USTAR_FORMAT) as out:
         for name in order or list(members):
             info, data = members[name]
             if name == corrupt:
                 data = data[:-1] + bytes([data[-1] ^ 0xFF])
+            info.size = len(data)
             out.addfile(info, io.BytesIO(data))
 
 

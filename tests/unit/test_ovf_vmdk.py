@@ -27,6 +27,7 @@ from ovf.sparse_extent import (
     read_marker,
     unpack_table,
 )
+from ovf.vmdk import convert_to_stream_vmdk
 from ovf.vmdk_check import check_stream_vmdk
 from ovf.vmdk_descriptor import content_ids, parse_descriptor
 from ovf.vmdk_writer import data_grains, write_stream_vmdk
@@ -227,6 +228,17 @@ def test_refuses_a_size_that_is_not_whole_sectors(tmp_path: Path) -> None:
     raw = _disk(tmp_path / "odd.raw", MIB + 1, {})
     with pytest.raises(ImageInvalid, match="whole, non-zero number of 512-byte sectors"):
         write_stream_vmdk(raw, tmp_path / "odd.vmdk")
+
+
+def test_convert_goes_through_raw_for_qcow2(raw: Path, tmp_path: Path) -> None:
+    qcow2 = tmp_path / "disk.qcow2"
+    subprocess.run(
+        [_qemu_img(), "convert", "-f", "raw", "-O", "qcow2", str(raw), str(qcow2)], check=True, timeout=60
+    )
+    out = tmp_path / "disk.vmdk"
+    layout = convert_to_stream_vmdk(qcow2, out, timeout=60)
+    assert (layout.capacity, layout.grains) == (SIZE, 3)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".vmdk-")] == [], "scratch removed"
 
 
 # The check: each rule at its boundary.
