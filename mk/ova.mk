@@ -3,6 +3,7 @@
 #   make ova              build/image/arcvsa-<version>.qcow2 (from `make image`) -> dist/arcvsa-<version>.ova
 #   make packer-validate  packer validate of packer/ with the committed example variables
 #   make ova-setup        install the host packages (`make setup` installs them too)
+#   make ova-test         the release OVA read back by qemu-img, libvmdk and govc (tests/ova), deployed into vcsim
 
 # Host packages: packer 1.6.6 (qemu + vsphere builders built in), qemu-img, genisoimage for the
 # ovf-env ISO, ssh-keygen for the throwaway validate key, openssl for first-boot password hashes.
@@ -16,6 +17,17 @@ OVA_IMAGE ?= build/image/arcvsa-$(OVA_VERSION).qcow2
 OVA_IMAGE_RECORD ?= build/image/arcvsa-$(OVA_VERSION).build-manifest.json
 OVA_OUT ?= dist/arcvsa-$(OVA_VERSION).ova
 OVA_SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+# govc, VMware's own vSphere client, from the govmomi release vcsim is built from (tools/labvcsim/go.mod
+# pins it): `make ova-test` reads and deploys the OVA with it. `make setup` installs it.
+GOVMOMI_VERSION := $(shell awk '$$1 == "require" && $$2 == "github.com/vmware/govmomi" { print $$3 }' \
+	tools/labvcsim/go.mod)
+GOVC := $(GOBIN)/govc
+export GOVC
+setup: $(GOVC)
+
+$(GOVC): tools/labvcsim/go.mod
+	GOBIN=$(GOBIN) go install github.com/vmware/govmomi/govc@$(GOVMOMI_VERSION)
 
 PACKER ?= packer
 PACKER_VALIDATE_DIR := build/packer-validate
@@ -38,12 +50,14 @@ ova: image
 		--version $(OVA_VERSION) --git-version $(OVA_VERSION) \
 		--source-date-epoch $(OVA_SOURCE_DATE_EPOCH) --out $(OVA_OUT)
 
-# The release OVA itself: tar order and digests, its build manifest, and a deploy into vcsim with
-# property values (CreateImportSpec, ImportVApp, HttpNfcLease upload of the real disk).
-## ova-test: the release OVA checked (tar order, digests, manifest) and deployed into vcsim
-ova-test: ova
-	ARCVSA_OVA=$(abspath $(OVA_OUT)) $(PY) -m pytest -q -s tests/integration/test_release_ova.py \
-		tests/integration/test_ovf_vcsim.py
+# The release OVA itself, read by tools we did not write (tests/ova): its VMDK back to the source
+# disk's SHA-256 by qemu-img and by libyal's libvmdk, its .mf after a plain tar extraction, and
+# govc's import.spec and import.ova into a vcsim of its own; then tar order and digests, its build
+# manifest, and a deploy into vcsim with pyVmomi (CreateImportSpec, ImportVApp, HttpNfcLease upload).
+## ova-test: the release OVA read back by qemu-img, libvmdk and govc, its manifest checked, deployed into vcsim
+ova-test: ova $(GOVC) $(VCSIM)
+	ARCVSA_OVA=$(abspath $(OVA_OUT)) ARCVSA_OVA_SOURCE=$(abspath $(OVA_IMAGE)) $(PY) -m pytest -q -s \
+		tests/ova tests/integration/test_release_ova.py tests/integration/test_ovf_vcsim.py
 
 # The example variables are validated as committed (copied: packer wants a .hcl suffix); only the
 # paths packer creates or reads on validate (the SSH key, the output folders) go to the throwaway

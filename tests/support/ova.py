@@ -1,10 +1,13 @@
-"""A small arcvsa OVA for tests: packed by ovf.ova from a qcow2 made with qemu-img (32 MiB, 1 MiB of data)."""
+"""A small arcvsa OVA for tests: packed by ovf.ova from a qcow2 made with qemu-img (32 MiB, 1 MiB of data);
+and what `make ova-test` needs to read one without arcvsa code: extraction, SHA-256."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import subprocess
+import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ovf.build_manifest import BuildManifest
@@ -33,3 +36,45 @@ def ova_under_test(folder: Path) -> Path:
     """The release OVA named by ARCVSA_OVA (``make ova-test``), else a small one made here."""
     named = os.environ.get("ARCVSA_OVA")
     return Path(named) if named else make_ova(folder)
+
+
+MIB = 1024**2
+
+
+@dataclass(frozen=True)
+class OvaUnderTest:
+    """An OVA and the disk image (any qemu-img format) it was packed from."""
+
+    ova: Path
+    source: Path
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(4 * MIB):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def noise(n: int, seed: bytes = b"ova-test") -> bytes:
+    """Bytes that do not compress: grains of them span many sectors."""
+    out = bytearray()
+    block = seed
+    while len(out) < n:
+        block = hashlib.sha256(block).digest()
+        out += block
+    return bytes(out[:n])
+
+
+def small_ova(folder: Path) -> OvaUnderTest:
+    """A 32 MiB disk: 1 MiB of noise, holes after; packed as the release is."""
+    ova = make_ova(folder, data=noise(MIB))
+    return OvaUnderTest(ova=ova, source=folder / "arcvsa-9.9.9.qcow2")
+
+
+def extract(ova: Path, folder: Path) -> Path:
+    """Every member of `ova` into `folder` with nothing but tarfile."""
+    with tarfile.open(ova) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
