@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from pyVmomi import vim
-from support.ova import ova_under_test
+from support.ova import PROPERTY_VALUES, ova_under_test
 
 from lab.vcsim import DATACENTER, DATASTORES, Vcsim
 from ovf.descriptor import serialize
@@ -30,17 +30,7 @@ from provisioning.ovf_import import OvfManagerLike, create_import_spec, upload, 
 
 pytestmark = pytest.mark.integration
 
-PROPERTIES = {
-    "hostname": "arcvsa-esx01",
-    "role": "appliance",
-    "admin_password": "Corr3ct-Horse!",
-    "ipv4_mode": "static",
-    "ipv4_address": "192.0.2.21",
-    "ipv4_prefix": "24",
-    "ipv4_gateway": "192.0.2.1",
-    "dns_servers": "192.0.2.53",
-    "nfs_backend": "ganesha",
-}
+PROPERTIES = PROPERTY_VALUES
 TIMEOUT = 60.0
 
 

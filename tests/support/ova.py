@@ -13,6 +13,19 @@ from pathlib import Path
 from ovf.build_manifest import BuildManifest
 from ovf.ova import pack_ova, verify_ova
 
+# Property values a deploy test fills in: a static address from TEST-NET-1, a password that passes the rules.
+PROPERTY_VALUES = {
+    "hostname": "arcvsa-esx01",
+    "role": "appliance",
+    "admin_password": "Corr3ct-Horse!",
+    "ipv4_mode": "static",
+    "ipv4_address": "192.0.2.21",
+    "ipv4_prefix": "24",
+    "ipv4_gateway": "192.0.2.1",
+    "dns_servers": "192.0.2.53",
+    "nfs_backend": "ganesha",
+}
+
 
 def make_ova(folder: Path, data: bytes | None = None) -> Path:
     """`data` at the start of the disk: 1 MiB that compresses by default; random data makes an OVA whose

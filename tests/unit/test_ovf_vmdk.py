@@ -3,7 +3,6 @@ a file cut short or a grain changed."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import struct
@@ -11,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.ova import noise, sha256_file
 
 from ovf.errors import ImageInvalid, VmdkInvalid
 from ovf.sparse_extent import (
@@ -52,30 +52,12 @@ def _disk(path: Path, size: int, writes: dict[int, bytes]) -> Path:
     return path
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        while chunk := fh.read(MIB):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _noise(n: int, seed: bytes = b"grain") -> bytes:
-    """Bytes that deflate poorly, so a grain spans several sectors."""
-    out = bytearray()
-    block = seed
-    while len(out) < n:
-        block = hashlib.sha256(block).digest()
-        out += block
-    return bytes(out[:n])
-
-
 # Grain 0 holds noise; grain 1 is written zeros (data, not a hole: still skipped); grain 600 is in the
 # second grain table; grain 1100 (the third table) ends 3 sectors past a grain boundary, so the last
 # grain is partial.
 SIZE = 1100 * GRAIN_BYTES + 3 * SECTOR
 WRITES = {
-    0: _noise(GRAIN_BYTES),
+    0: noise(GRAIN_BYTES),
     GRAIN_BYTES: bytes(GRAIN_BYTES),
     600 * GRAIN_BYTES + 17: b"arcvsa" * 1000,
     SIZE - 10: b"last bytes",
@@ -212,7 +194,7 @@ def test_qemu_img_reads_back_the_source(raw: Path, vmdk: Path, tmp_path: Path) -
     subprocess.run(
         [_qemu_img(), "convert", "-f", "vmdk", "-O", "raw", str(vmdk), str(back)], check=True, timeout=60
     )
-    assert _sha256(back) == _sha256(raw)
+    assert sha256_file(back) == sha256_file(raw)
 
 
 def test_a_disk_of_holes_has_no_grains(tmp_path: Path) -> None:
