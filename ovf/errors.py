@@ -19,7 +19,8 @@ class DescriptorInvalid(OvfError):
 
 
 class ImageInvalid(OvfError):
-    """qemu-img describes a disk image that is not what an OVA needs (or nothing it can parse)."""
+    """A disk image is not what an OVA needs: qemu-img describes something else (or nothing it can parse),
+    or its size cannot be written as a VMDK."""
 
 
 class PackageInvalid(OvfError):
