@@ -27,5 +27,15 @@ class PackageInvalid(OvfError):
     """An OVA breaks the packaging rules (.ovf first, manifest digests matching)."""
 
 
+class SignatureInvalid(PackageInvalid):
+    """An OVA's .cert is malformed, or its signature does not match the manifest it signs."""
+
+
+class SigningKeyInvalid(OvfError):
+    """The signing key or certificate cannot sign an OVA: unreadable, a wrong or missing passphrase, not
+    RSA of 2048 bits or more, outside its validity period, a chain out of order, or a key that is not the
+    certificate's."""
+
+
 class VmdkInvalid(ImageInvalid):
     """A stream-optimized VMDK breaks the format: cut short, corrupt grain data, tables pointing elsewhere."""

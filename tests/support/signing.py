@@ -1,0 +1,63 @@
+"""Keys and certificates for the OVA signing tests, made here: what an admin might hand `make ova`, right
+and wrong (short keys, EC keys, expired or out-of-order chains, encrypted keys)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import NameOID
+
+NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
+PrivateKey = rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey
+
+
+def rsa_key(bits: int = 2048) -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=bits)
+
+
+def issue(
+    key: PrivateKey,
+    common_name: str,
+    *,
+    issuer: tuple[PrivateKey, x509.Certificate] | None = None,
+    not_before: dt.datetime = NOW - dt.timedelta(days=1),
+    not_after: dt.datetime = NOW + dt.timedelta(days=365),
+    ca: bool = False,
+) -> x509.Certificate:
+    """A certificate for `key`, self-signed unless `issuer` (its key and certificate) signs it."""
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    signing_key, issuer_name = (key, name) if issuer is None else (issuer[0], issuer[1].subject)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(issuer_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        .sign(signing_key, hashes.SHA256())
+    )
+
+
+def key_pem(key: PrivateKey, passphrase: bytes | None = None) -> bytes:
+    encryption: serialization.KeySerializationEncryption = (
+        serialization.NoEncryption()
+        if passphrase is None
+        else serialization.BestAvailableEncryption(passphrase)
+    )
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption)
+
+
+def cert_pem(*certificates: x509.Certificate) -> bytes:
+    return b"".join(c.public_bytes(serialization.Encoding.PEM) for c in certificates)
+
+
+def write(folder: Path, name: str, data: bytes) -> Path:
+    path = folder / name
+    path.write_bytes(data)
+    return path
