@@ -17,6 +17,7 @@ from ovf.build_manifest import BuildManifest, read_build_manifest
 from ovf.environment import make_environment_iso, render_environment
 from ovf.errors import OvfError
 from ovf.ova import pack_ova, verify_ova
+from ovf.signer import OvaSigner, load_signer, make_lab_signer, read_passphrase
 from ovf.validator import validate_descriptor
 from process import ProcessError
 
@@ -41,8 +42,30 @@ def _parser() -> argparse.ArgumentParser:
     pack.add_argument("--ganesha", help="nfs-ganesha version in the image")
     pack.add_argument("--source-date-epoch", type=int, help="timestamp for the archive members")
     pack.add_argument("--timeout", type=float, default=1800.0, help="qemu-img convert timeout, seconds")
+    pack.add_argument(
+        "--signing-key",
+        default="",
+        help="PEM RSA key that signs the manifest (the .cert); kept out of the tree",
+    )
+    pack.add_argument(
+        "--signing-cert",
+        default="",
+        help="PEM certificate of --signing-key, then its chain (may be the key's own file)",
+    )
+    pack.add_argument(
+        "--signing-passphrase-file",
+        default="",
+        help="file holding the key's passphrase (never the passphrase)",
+    )
+    pack.add_argument(
+        "--lab-signing-dir",
+        default="",
+        help="without --signing-key: make a throwaway self-signed lab key here and sign with it",
+    )
 
-    verify = sub.add_parser("verify", help="check an OVA: member order, SHA-256 manifest, descriptor")
+    verify = sub.add_parser(
+        "verify", help="check an OVA: member order, .cert signature, SHA-256 manifest, descriptor"
+    )
     verify.add_argument("ova", type=Path)
 
     env_iso = sub.add_parser("env-iso", help="write an ovf-env.xml ISO (iso transport) for the lab")
@@ -75,17 +98,41 @@ def _build_manifest(args: argparse.Namespace) -> BuildManifest:
     return BuildManifest.model_validate(fields)
 
 
+def _signer(args: argparse.Namespace) -> OvaSigner | None:
+    """The checked signer the flags name: before packing, so a wrong key costs no conversion."""
+    if bool(args.signing_key) != bool(args.signing_cert):
+        raise SystemExit("--signing-key and --signing-cert go together (one PEM file may hold both)")
+    if args.signing_key and args.lab_signing_dir:
+        raise SystemExit("--lab-signing-dir is for builds without --signing-key")
+    if args.signing_key:
+        passphrase = None
+        if args.signing_passphrase_file:
+            passphrase = read_passphrase(Path(args.signing_passphrase_file))
+        return load_signer(Path(args.signing_key), Path(args.signing_cert), passphrase=passphrase)
+    if args.lab_signing_dir:
+        signer = make_lab_signer(Path(args.lab_signing_dir))
+        print(
+            f"ova: no signing key given (make ova OVA_SIGNING_KEY=...): signing with a throwaway self-signed"
+            f" lab key made in {args.lab_signing_dir}; vSphere will show the publisher as not trusted."
+            " Never ship this OVA."
+        )
+        return signer
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "pack":
             started = time.monotonic()
+            signer = _signer(args)
             packed = pack_ova(
                 disk_image=args.disk,
                 out=args.out,
                 build=_build_manifest(args),
                 convert_timeout=args.timeout,
+                signer=signer,
             )
             verify_ova(packed.path)
             size_mib = packed.path.stat().st_size / 1024**2
@@ -94,6 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"wrote {packed.path} ({size_mib:.1f} MiB, disk {virtual_gib:.1f} GiB virtual)"
                 f" in {time.monotonic() - started:.1f}s: {', '.join(packed.members)}"
             )
+            print(f"{packed.path}: {_signed(packed.signed_by, lab=signer is not None and signer.lab)}")
         elif args.command == "env-iso":
             values = json.loads(args.values.read_text(encoding="utf-8"))
             if not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
@@ -102,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"wrote {args.out} ({len(values)} properties)")
         elif args.command == "verify":
             verified = verify_ova(args.ova)
-            print(f"{args.ova}: ok ({', '.join(verified.members)})")
+            print(f"{args.ova}: ok ({', '.join(verified.members)}), {_signed(verified.signed_by, lab=False)}")
         else:
             validate_descriptor(args.descriptor.read_bytes())
             print(f"{args.descriptor}: ok")
@@ -110,3 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _signed(subject: str | None, *, lab: bool) -> str:
+    if subject is None:
+        return "unsigned"
+    return f"signed by {subject}" + (" (throwaway lab key)" if lab else "")

@@ -1,7 +1,10 @@
-"""Pack and check OVAs: a ustar archive of the descriptor, the manifest, the disk and the build manifest.
+"""Pack and check OVAs: a ustar archive of the descriptor, the manifest, the signature, the disk and the
+build manifest.
 
 DSP0243 fixes the member order of an OVA: the .ovf first (vSphere streams the archive and must
-read the descriptor before anything else), then the .mf, then the files in References order.
+read the descriptor before anything else), then the .mf and the .cert, then the files in References
+order. The manifest and the certificate go together, both after the descriptor or both at the end;
+ours come first, as ovftool writes them, so a reader checks the signature before the disk streams by.
 Member metadata is normalised (owner root, mode 0644, one mtime) so the archive does not leak
 the build machine's users.
 """
@@ -23,6 +26,8 @@ from ovf.descriptor import DescriptorInputs, DiskImage, PackageFile, Product, re
 from ovf.errors import PackageInvalid
 from ovf.manifest import parse_manifest, render_manifest, sha256_file
 from ovf.namespaces import OVF, q
+from ovf.signature import parse_signature, render_signature, verify_signature
+from ovf.signer import OvaSigner
 from ovf.validator import validate_descriptor
 from ovf.vmdk import convert_to_stream_vmdk
 
@@ -39,6 +44,7 @@ class PackedOva:
     descriptor: bytes
     disk_capacity: int
     disk_size: int
+    signed_by: str | None
 
 
 def package_base_name(version: str) -> str:
@@ -66,10 +72,12 @@ def pack_ova(
     out: Path,
     build: BuildManifest,
     convert_timeout: float = CONVERT_TIMEOUT,
+    signer: OvaSigner | None = None,
 ) -> PackedOva:
     """Convert `disk_image` (any qemu-img format) and pack it with a fresh descriptor into `out`.
 
-    The descriptor is validated before anything is archived; `out` appears only when complete.
+    The descriptor is validated before anything is archived; `out` appears only when complete. With
+    a `signer` the package carries a .cert: its signature over the manifest, and its certificates.
     """
     base = package_base_name(build.version)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -98,9 +106,15 @@ def pack_ova(
         payload = [ovf_path, vmdk, build_json]
         mf_path = work / f"{base}.mf"
         mf_path.write_text(render_manifest((p.name, sha256_file(p)) for p in payload))
+        signed = []
+        if signer is not None:
+            cert_path = work / f"{base}.cert"
+            signature = signer.sign(mf_path.read_bytes())
+            cert_path.write_bytes(render_signature(mf_path.name, signature, signer.certificates_pem()))
+            signed.append(cert_path)
         mtime = build.source_date_epoch or 0
         partial = work / (out.name + ".partial")
-        members = (ovf_path, mf_path, vmdk, build_json)
+        members = (ovf_path, mf_path, *signed, vmdk, build_json)
         with tarfile.open(partial, "w", format=tarfile.USTAR_FORMAT) as tar:
             for member in members:
                 _add(tar, member, member.name, mtime)
@@ -111,6 +125,7 @@ def pack_ova(
             descriptor=descriptor,
             disk_capacity=layout.capacity,
             disk_size=vmdk.stat().st_size,
+            signed_by=None if signer is None else signer.subject,
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -124,19 +139,42 @@ class VerifiedOva:
     descriptor: bytes
     root: ET.Element
     disk_member: str
+    signed_by: str | None
+
+
+def _layout(names: tuple[str, ...]) -> tuple[str, str | None, tuple[str, ...]]:
+    """(the manifest, the .cert or None, the files after them); PackageInvalid for any other order."""
+    if not names or not names[0].endswith(".ovf"):
+        raise PackageInvalid(f"the first member must be the .ovf descriptor, found {names[:1]}")
+    if len(names) < 2 or not names[1].endswith(".mf"):
+        raise PackageInvalid(f"the second member must be the .mf manifest, found {names[1:2]}")
+    if len(set(names)) != len(names):
+        raise PackageInvalid(f"duplicate members in {names}")
+    certificate = names[2] if len(names) > 2 and names[2].endswith(".cert") else None
+    expected = names[1].removesuffix(".mf") + ".cert"
+    if certificate is not None and certificate != expected:
+        raise PackageInvalid(
+            f"the certificate must be named after the manifest, {expected}, not {certificate}"
+        )
+    files = names[3:] if certificate else names[2:]
+    for name in files:
+        if name.endswith(".cert"):
+            raise PackageInvalid(
+                f"{name} is member {names.index(name) + 1}: the .cert must come right after the .mf"
+            )
+    return names[1], certificate, files
 
 
 def verify_ova(path: Path) -> VerifiedOva:
-    """Check member order, manifest digests and the descriptor; PackageInvalid/DescriptorInvalid if not."""
+    """Check member order, the .cert's signature, manifest digests and the descriptor.
+
+    PackageInvalid (SignatureInvalid for the .cert) or DescriptorInvalid if not; an unsigned package
+    passes with `signed_by` None.
+    """
     with tarfile.open(path, "r:") as tar:
         infos = tar.getmembers()
         names = tuple(i.name for i in infos)
-        if not names or not names[0].endswith(".ovf"):
-            raise PackageInvalid(f"the first member must be the .ovf descriptor, found {names[:1]}")
-        if len(names) < 2 or not names[1].endswith(".mf"):
-            raise PackageInvalid(f"the second member must be the .mf manifest, found {names[1:2]}")
-        if len(set(names)) != len(names):
-            raise PackageInvalid(f"duplicate members in {names}")
+        manifest_name, certificate, files = _layout(names)
         digests: dict[str, str] = {}
         blobs: dict[str, bytes] = {}
         for info in infos:
@@ -149,12 +187,17 @@ def verify_ova(path: Path) -> VerifiedOva:
             data = bytearray()
             while chunk := fh.read(1024 * 1024):
                 digest.update(chunk)
-                if info.name.endswith((".ovf", ".mf")):
+                if info.name.endswith((".ovf", ".mf", ".cert")):
                     data.extend(chunk)
             digests[info.name] = digest.hexdigest()
             blobs[info.name] = bytes(data)
-    manifest = parse_manifest(blobs[names[1]].decode())
-    expected = set(names) - {names[1]}
+    signed_by = None
+    if certificate is not None:
+        signed = parse_signature(blobs[certificate])
+        verify_signature(signed, manifest_name, blobs[manifest_name])
+        signed_by = signed.subject
+    manifest = parse_manifest(blobs[manifest_name].decode())
+    expected = set(names) - {manifest_name, certificate}
     if set(manifest) != expected:
         raise PackageInvalid(f"manifest lists {sorted(manifest)}, package has {sorted(expected)}")
     for name, (algorithm, hexdigest) in manifest.items():
@@ -164,8 +207,8 @@ def verify_ova(path: Path) -> VerifiedOva:
             raise PackageInvalid(f"{name}: SHA-256 {digests[name]} does not match the manifest's {hexdigest}")
     root = validate_descriptor(blobs[names[0]])
     hrefs = [f.get(q(OVF, "href"), "") for f in root.iter(q(OVF, "File"))]
-    if list(names[2:]) != hrefs:
-        raise PackageInvalid(f"members after the manifest {list(names[2:])} must follow References {hrefs}")
+    if list(files) != hrefs:
+        raise PackageInvalid(f"members after the manifest {list(files)} must follow References {hrefs}")
     # DSP0243: ovf:size is the file's byte count as archived, not the disk's capacity or image size.
     sizes = {info.name: info.size for info in infos}
     for ref in root.iter(q(OVF, "File")):
@@ -177,4 +220,6 @@ def verify_ova(path: Path) -> VerifiedOva:
     disk_member = next(
         (f.get(q(OVF, "href"), "") for f in root.iter(q(OVF, "File")) if f.get(q(OVF, "id")) == file_id), ""
     )
-    return VerifiedOva(members=names, descriptor=blobs[names[0]], root=root, disk_member=disk_member)
+    return VerifiedOva(
+        members=names, descriptor=blobs[names[0]], root=root, disk_member=disk_member, signed_by=signed_by
+    )
