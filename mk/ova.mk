@@ -1,12 +1,14 @@
 # The OVA and the Packer template. Included by the Makefile (-include mk/*.mk).
 #
-#   make ova              build/image/arcvsa-<version>.qcow2 (from `make image`) -> dist/arcvsa-<version>.ova
+#   make ova              build/image/arcvsa-<version>.qcow2 (from `make image`) -> dist/arcvsa-<version>.ova,
+#                         signed with OVA_SIGNING_KEY (or a throwaway lab key without one)
 #   make packer-validate  packer validate of packer/ with the committed example variables
 #   make ova-setup        install the host packages (`make setup` installs them too)
 #   make ova-test         the release OVA read back by qemu-img, libvmdk and govc (tests/ova), deployed into vcsim
 
 # Host packages: packer 1.6.6 (qemu + vsphere builders built in), qemu-img, genisoimage for the
-# ovf-env ISO, ssh-keygen for the throwaway validate key, openssl for first-boot password hashes.
+# ovf-env ISO, ssh-keygen for the throwaway validate key, openssl for first-boot password hashes
+# and for `make ova-test` to check the OVA's signature.
 APT_PACKAGES += packer qemu-utils genisoimage openssh-client openssl
 
 # Same version as the image build (IMAGE_VERSION from mk/image.mk; recursive, so include order
@@ -17,6 +19,20 @@ OVA_IMAGE ?= build/image/arcvsa-$(OVA_VERSION).qcow2
 OVA_IMAGE_RECORD ?= build/image/arcvsa-$(OVA_VERSION).build-manifest.json
 OVA_OUT ?= dist/arcvsa-$(OVA_VERSION).ova
 OVA_SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+# The OVA's signing key and its certificate (PEM, the chain after it), from outside the tree and never
+# committed: `make ova OVA_SIGNING_KEY=/secure/arcvsa-sign.key OVA_SIGNING_CERT=/secure/arcvsa-sign.crt`, or
+# the same names in the environment. One file may hold both, as ovftool's --privateKey takes them. A key
+# with a passphrase: OVA_SIGNING_PASSPHRASE_FILE names a file holding it; the passphrase itself never goes
+# on a command line. Without a key, `ovf pack` makes a throwaway self-signed key in OVA_LAB_SIGNING_DIR,
+# signs with it and says so: fine for the lab, never for a release.
+OVA_SIGNING_KEY ?=
+OVA_SIGNING_CERT ?= $(OVA_SIGNING_KEY)
+OVA_SIGNING_PASSPHRASE_FILE ?=
+OVA_LAB_SIGNING_DIR ?= build/ova-signing
+OVA_SIGNING_FLAGS = $(if $(OVA_SIGNING_KEY),--signing-key $(OVA_SIGNING_KEY) --signing-cert $(OVA_SIGNING_CERT),\
+	--lab-signing-dir $(OVA_LAB_SIGNING_DIR)) \
+	$(if $(OVA_SIGNING_PASSPHRASE_FILE),--signing-passphrase-file $(OVA_SIGNING_PASSPHRASE_FILE))
 
 # govc, VMware's own vSphere client, from the govmomi release vcsim is built from (tools/labvcsim/go.mod
 # pins it): `make ova-test` reads and deploys the OVA with it. `make setup` installs it.
@@ -43,18 +59,19 @@ PACKER_ENV = HOME=$(abspath $(PACKER_VALIDATE_DIR))/home \
 ## ova-setup: install the host packages the OVA build needs (all of APT_PACKAGES: make apt)
 ova-setup: apt
 
-## ova: pack the image into dist/arcvsa-<version>.ova (vApp properties from ovf/properties.yaml)
+## ova: pack the image into dist/arcvsa-<version>.ova, signed (vApp properties from ovf/properties.yaml)
 ova: image
 	@test -f "$(OVA_IMAGE)" || { echo "ova: $(OVA_IMAGE) not found (make image writes it)" >&2; exit 1; }
 	$(PY) -m ovf pack --disk $(OVA_IMAGE) --image-manifest $(OVA_IMAGE_RECORD) \
 		--version $(OVA_VERSION) --git-version $(OVA_VERSION) \
-		--source-date-epoch $(OVA_SOURCE_DATE_EPOCH) --out $(OVA_OUT)
+		--source-date-epoch $(OVA_SOURCE_DATE_EPOCH) --out $(OVA_OUT) $(OVA_SIGNING_FLAGS)
 
 # The release OVA itself, read by tools we did not write (tests/ova): its VMDK back to the source
 # disk's SHA-256 by qemu-img and by libyal's libvmdk, its .mf after a plain tar extraction, and
-# govc's import.spec and import.ova into a vcsim of its own; then tar order and digests, its build
-# manifest, and a deploy into vcsim with pyVmomi (CreateImportSpec, ImportVApp, HttpNfcLease upload).
-## ova-test: the release OVA read back by qemu-img, libvmdk and govc, its manifest checked, deployed into vcsim
+# govc's import.spec and import.ova into a vcsim of its own, its .cert's signature over the .mf checked
+# with openssl alone; then tar order and digests, its build manifest, and a deploy into vcsim with
+# pyVmomi (CreateImportSpec, ImportVApp, HttpNfcLease upload).
+## ova-test: the release OVA read back by qemu-img, libvmdk and govc, its manifest and signature checked, deployed into vcsim
 ova-test: ova $(GOVC) $(VCSIM)
 	ARCVSA_OVA=$(abspath $(OVA_OUT)) ARCVSA_OVA_SOURCE=$(abspath $(OVA_IMAGE)) $(PY) -m pytest -q -s \
 		tests/ova tests/integration/test_release_ova.py tests/integration/test_ovf_vcsim.py
