@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
@@ -61,3 +62,15 @@ def write(folder: Path, name: str, data: bytes) -> Path:
     path = folder / name
     path.write_bytes(data)
     return path
+
+
+@pytest.fixture(scope="session")
+def signing_key() -> rsa.RSAPrivateKey:
+    """One RSA-2048 key for the tests that need a good one (a key takes tens of milliseconds to make)."""
+    return rsa_key()
+
+
+@pytest.fixture(scope="session")
+def signing_cert(signing_key: rsa.RSAPrivateKey) -> x509.Certificate:
+    """`signing_key`'s self-signed certificate, valid a day before NOW to a year after."""
+    return issue(signing_key, "arcvsa release signing")

@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 from support.api import client_for, logged_in, make_settings
 from support.notify_servers import rsyslog  # noqa: F401 - the notify tests' shared fixture
+from support.signing import signing_cert, signing_key  # noqa: F401 - the OVA signing tests' key
 
 
 @pytest.fixture

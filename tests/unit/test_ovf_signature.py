@@ -17,32 +17,24 @@ from ovf.signer import OvaSigner, load_signer
 MANIFEST = b"SHA256(arcvsa-1.2.3.ovf)= " + b"ab" * 32 + b"\n"
 
 
-@pytest.fixture(scope="module")
-def key() -> rsa.RSAPrivateKey:
-    return rsa_key()
-
-
-@pytest.fixture(scope="module")
-def cert(key: rsa.RSAPrivateKey) -> x509.Certificate:
-    return issue(key, "arcvsa release signing")
-
-
 @pytest.fixture
-def signer(tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate) -> OvaSigner:
+def signer(tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate) -> OvaSigner:
     return load_signer(
-        write(tmp_path, "k.pem", key_pem(key)), write(tmp_path, "c.pem", cert_pem(cert)), now=NOW
+        write(tmp_path, "k.pem", key_pem(signing_key)),
+        write(tmp_path, "c.pem", cert_pem(signing_cert)),
+        now=NOW,
     )
 
 
 def test_the_cert_is_the_signature_line_then_the_certificate(
-    signer: OvaSigner, cert: x509.Certificate
+    signer: OvaSigner, signing_cert: x509.Certificate
 ) -> None:
     signature = signer.sign(MANIFEST)
     text = render_signature("arcvsa-1.2.3.mf", signature, signer.certificates_pem()).decode()
     first, _, rest = text.partition("\n")
     assert first == f"SHA256(arcvsa-1.2.3.mf)= {signature.hex()}"
     assert len(signature) == 256, "RSA-2048: a 256-byte signature, 512 hex digits"
-    assert rest.encode() == cert_pem(cert)
+    assert rest.encode() == cert_pem(signing_cert)
 
 
 def test_a_signature_reads_back_and_verifies(signer: OvaSigner) -> None:

@@ -25,16 +25,6 @@ from ovf.signer import (
 )
 
 
-@pytest.fixture(scope="module")
-def key() -> rsa.RSAPrivateKey:
-    return rsa_key()
-
-
-@pytest.fixture(scope="module")
-def cert(key: rsa.RSAPrivateKey) -> x509.Certificate:
-    return issue(key, "arcvsa release signing")
-
-
 def _pair(
     folder: Path, key: rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey, *certs: x509.Certificate
 ) -> tuple[Path, Path]:
@@ -42,22 +32,22 @@ def _pair(
 
 
 def test_a_matching_key_and_certificate_sign(
-    tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate
 ) -> None:
-    signer = load_signer(*_pair(tmp_path, key, cert), now=NOW)
+    signer = load_signer(*_pair(tmp_path, signing_key, signing_cert), now=NOW)
     assert signer.subject == "CN=arcvsa release signing" and not signer.lab
     signature = signer.sign(b"SHA256(a.ovf)= 00\n")
-    public = cert.public_key()
+    public = signing_cert.public_key()
     assert isinstance(public, rsa.RSAPublicKey)
     public.verify(signature, b"SHA256(a.ovf)= 00\n", padding.PKCS1v15(), hashes.SHA256())
     assert "PRIVATE" not in repr(signer)
 
 
 def test_a_key_that_is_not_the_certificates_is_refused(
-    tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate
 ) -> None:
     other = write(tmp_path, "other.key", key_pem(rsa_key()))
-    certificate = write(tmp_path, "sign.crt", cert_pem(cert))
+    certificate = write(tmp_path, "sign.crt", cert_pem(signing_cert))
     with pytest.raises(SigningKeyInvalid, match=r"other.key is not the key of the certificate in .*sign.crt"):
         load_signer(other, certificate, now=NOW)
 
@@ -90,10 +80,10 @@ def test_an_ec_key_is_refused(tmp_path: Path) -> None:
     ids=["a second before", "its first second", "its last second", "a second after"],
 )
 def test_the_certificate_must_be_valid_when_signing(
-    tmp_path: Path, key: rsa.RSAPrivateKey, at: dt.timedelta, accepted: bool
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, at: dt.timedelta, accepted: bool
 ) -> None:
-    cert = issue(key, "ten days", not_before=NOW, not_after=NOW + dt.timedelta(days=10))
-    pair = _pair(tmp_path, key, cert)
+    cert = issue(signing_key, "ten days", not_before=NOW, not_after=NOW + dt.timedelta(days=10))
+    pair = _pair(tmp_path, signing_key, cert)
     if accepted:
         load_signer(*pair, now=NOW + at)
     else:
@@ -104,11 +94,11 @@ def test_the_certificate_must_be_valid_when_signing(
 
 
 def test_an_encrypted_key_takes_its_passphrase_from_a_file(
-    tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate
 ) -> None:
     secret = b"correct horse battery"
-    key_path = write(tmp_path, "sign.key", key_pem(key, passphrase=secret))
-    cert_path = write(tmp_path, "sign.crt", cert_pem(cert))
+    key_path = write(tmp_path, "sign.key", key_pem(signing_key, passphrase=secret))
+    cert_path = write(tmp_path, "sign.crt", cert_pem(signing_cert))
     passphrase = read_passphrase(write(tmp_path, "passphrase", secret + b"\n"))
     assert load_signer(key_path, cert_path, passphrase=passphrase, now=NOW).subject
     with pytest.raises(
@@ -122,14 +112,16 @@ def test_an_encrypted_key_takes_its_passphrase_from_a_file(
 
 
 def test_a_passphrase_for_a_plain_key_is_refused(
-    tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate
 ) -> None:
     with pytest.raises(SigningKeyInvalid, match="is not encrypted, yet a passphrase was given"):
-        load_signer(*_pair(tmp_path, key, cert), passphrase=b"x", now=NOW)
+        load_signer(*_pair(tmp_path, signing_key, signing_cert), passphrase=b"x", now=NOW)
 
 
-def test_missing_files_are_named(tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate) -> None:
-    key_path, cert_path = _pair(tmp_path, key, cert)
+def test_missing_files_are_named(
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate
+) -> None:
+    key_path, cert_path = _pair(tmp_path, signing_key, signing_cert)
     with pytest.raises(SigningKeyInvalid, match=r"cannot read the signing key .*absent.key"):
         load_signer(tmp_path / "absent.key", cert_path, now=NOW)
     with pytest.raises(SigningKeyInvalid, match=r"cannot read the signing certificate .*absent.crt"):
@@ -141,11 +133,11 @@ def test_missing_files_are_named(tmp_path: Path, key: rsa.RSAPrivateKey, cert: x
 
 
 def test_one_file_may_hold_the_key_and_certificate_and_only_certificates_leave_it(
-    tmp_path: Path, key: rsa.RSAPrivateKey, cert: x509.Certificate
+    tmp_path: Path, signing_key: rsa.RSAPrivateKey, signing_cert: x509.Certificate
 ) -> None:
-    both = write(tmp_path, "both.pem", key_pem(key) + cert_pem(cert))
+    both = write(tmp_path, "both.pem", key_pem(signing_key) + cert_pem(signing_cert))
     signer = load_signer(both, both, now=NOW)
-    assert signer.certificates_pem() == cert_pem(cert)
+    assert signer.certificates_pem() == cert_pem(signing_cert)
 
 
 def test_a_chain_goes_signer_first_then_each_issuer(tmp_path: Path) -> None:
