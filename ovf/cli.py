@@ -1,6 +1,7 @@
-"""Command line for the build and the lab: `python -m ovf pack|verify|validate|env-iso`.
+"""Command line for the build, the lab and the docs:
+`python -m ovf pack|verify|validate|env-iso|deploy-docs`.
 
-make calls this (mk/ova.mk); it prints one line per result and exits non-zero with the typed
+make calls this (mk/ova.mk, mk/docs.mk); it prints one line per result and exits non-zero with the typed
 error's message, so a failed build says exactly which rule or tool failed.
 """
 
@@ -14,9 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ovf.build_manifest import BuildManifest, read_build_manifest
+from ovf.deploy_docs import REGENERATE, is_stale, render_block, splice
 from ovf.environment import make_environment_iso, render_environment
 from ovf.errors import OvfError
+from ovf.hardware import APPLIANCE_HARDWARE
 from ovf.ova import pack_ova, verify_ova
+from ovf.properties import load_catalogue
 from ovf.signer import OvaSigner, load_signer, make_lab_signer, read_passphrase
 from ovf.validator import validate_descriptor
 from process import ProcessError
@@ -74,7 +78,34 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check an .ovf descriptor against the DMTF rules we use")
     validate.add_argument("descriptor", type=Path)
+
+    docs = sub.add_parser(
+        "deploy-docs", help="render the ovftool, govc and PowerCLI deploys into the deploy guide"
+    )
+    docs.add_argument(
+        "--doc",
+        type=Path,
+        default=Path("docs/deploy.md"),
+        help="Markdown file with the block (default: docs/deploy.md in the working directory)",
+    )
+    docs.add_argument("--check", action="store_true", help="change nothing; fail when the block is stale")
     return parser
+
+
+def _deploy_docs(doc: Path, *, check: bool) -> int:
+    text = doc.read_text(encoding="utf-8")
+    catalogue = load_catalogue()
+    if check:
+        if is_stale(text, catalogue, APPLIANCE_HARDWARE):
+            print(f"{doc}: the generated deploy commands are stale: run `{REGENERATE}`", file=sys.stderr)
+            return 1
+        print(f"{doc}: deploy commands up to date")
+        return 0
+    rendered = splice(text, render_block(catalogue, APPLIANCE_HARDWARE))
+    if rendered != text:
+        doc.write_text(rendered, encoding="utf-8")
+    print(f"{doc}: deploy commands {'rewritten' if rendered != text else 'up to date'}")
+    return 0
 
 
 def _build_manifest(args: argparse.Namespace) -> BuildManifest:
@@ -148,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise SystemExit(f"{args.values}: expected a JSON object of strings")
             make_environment_iso(render_environment(values), args.out)
             print(f"wrote {args.out} ({len(values)} properties)")
+        elif args.command == "deploy-docs":
+            return _deploy_docs(args.doc, check=args.check)
         elif args.command == "verify":
             verified = verify_ova(args.ova)
             print(f"{args.ova}: ok ({', '.join(verified.members)}), {_signed(verified.signed_by, lab=False)}")

@@ -5,17 +5,13 @@ spec deploys it into a vcsim started here, with those property values and that o
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.ova import PROPERTY_VALUES, OvaUnderTest
 
-from lab.vcsim import DATACENTER, DATASTORES, Vcsim
+from lab.vcsim import DATACENTER
 from ovf.hardware import APPLIANCE_HARDWARE
 from ovf.properties import load_catalogue
 
@@ -24,45 +20,6 @@ pytestmark = pytest.mark.integration
 # knfsd, not the default, so a value the spec leaves alone cannot pass for one it was given.
 VALUES = {**PROPERTY_VALUES, "nfs_backend": "knfsd"}
 OPTION = "medium"
-TIMEOUT = 300.0
-
-
-def _govc_binary() -> str:
-    found = os.environ.get("GOVC") or shutil.which("govc")
-    if not found or not os.access(found, os.X_OK):
-        pytest.fail("govc not found: `make setup` installs it (GOVC names it)")
-    return found
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Vcsim]:
-    with Vcsim() as sim:
-        yield sim
-
-
-@pytest.fixture(scope="module")
-def govc(site: Vcsim) -> Any:
-    """Run govc against the module's vcsim: credentials in the environment, its certificate pinned."""
-    binary = _govc_binary()
-    assert site.workdir is not None
-    env = {
-        **os.environ,
-        "GOVC_URL": site.url,
-        "GOVC_USERNAME": site.username,
-        "GOVC_PASSWORD": site.password,
-        "GOVC_TLS_CA_CERTS": str(site.workdir / "vcsim.crt"),
-        "GOVC_DATACENTER": DATACENTER,
-        "GOVC_DATASTORE": DATASTORES[0],
-        "GOVC_PERSIST_SESSION": "false",
-    }
-
-    def run(*args: str) -> str:
-        done = subprocess.run([binary, *args], env=env, capture_output=True, text=True, timeout=TIMEOUT)
-        if done.returncode:
-            raise AssertionError(f"govc {' '.join(args[:1])} exited {done.returncode}: {done.stderr.strip()}")
-        return done.stdout
-
-    return run
 
 
 @pytest.fixture(scope="module")
