@@ -7,6 +7,7 @@ import os
 import shutil
 import struct
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -226,10 +227,23 @@ def test_convert_goes_through_raw_for_qcow2(raw: Path, tmp_path: Path) -> None:
 # The check: each rule at its boundary.
 
 
-def _copy(vmdk: Path, tmp_path: Path) -> Path:
+def _damaged(vmdk: Path, tmp_path: Path, edit: Callable[[bytearray], object]) -> Path:
+    """A copy of ``vmdk`` under its own name with ``edit`` applied to its bytes."""
+    data = bytearray(vmdk.read_bytes())
+    edit(data)
     out = tmp_path / vmdk.name
-    out.write_bytes(vmdk.read_bytes())
+    out.write_bytes(bytes(data))
     return out
+
+
+def _truncated(vmdk: Path, tmp_path: Path, length: int) -> Path:
+    """A copy of ``vmdk`` cut to ``length`` bytes (from the end when negative)."""
+    return _damaged(vmdk, tmp_path, lambda data: data.__delitem__(slice(length, None)))
+
+
+def _packed(vmdk: Path, tmp_path: Path, fmt: str, offset: int, value: int) -> Path:
+    """A copy of ``vmdk`` with one value packed at byte ``offset`` (from the end when negative)."""
+    return _damaged(vmdk, tmp_path, lambda data: struct.pack_into(fmt, data, offset % len(data), value))
 
 
 def test_check_accepts_what_we_write(vmdk: Path) -> None:
@@ -238,11 +252,9 @@ def test_check_accepts_what_we_write(vmdk: Path) -> None:
 
 
 def test_check_refuses_one_byte_changed_in_a_compressed_grain(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
     sector, _, size, _ = _walk(vmdk)[0]
-    data = bytearray(bad.read_bytes())
-    data[sector * SECTOR + 12 + size // 2] ^= 0x01
-    bad.write_bytes(bytes(data))
+    middle = sector * SECTOR + 12 + size // 2
+    bad = _packed(vmdk, tmp_path, "<B", middle, vmdk.read_bytes()[middle] ^ 0x01)
     with pytest.raises(
         VmdkInvalid, match=r"grain at sector \d+ \(LBA 0\): compressed data is corrupt|inflates to"
     ):
@@ -251,53 +263,39 @@ def test_check_refuses_one_byte_changed_in_a_compressed_grain(vmdk: Path, tmp_pa
 
 @pytest.mark.parametrize("cut", [1, SECTOR, 3 * SECTOR, 4 * SECTOR])
 def test_check_refuses_a_file_cut_short(vmdk: Path, tmp_path: Path, cut: int) -> None:
-    bad = _copy(vmdk, tmp_path)
-    bad.write_bytes(vmdk.read_bytes()[:-cut])
+    bad = _truncated(vmdk, tmp_path, -cut)
     with pytest.raises(VmdkInvalid, match=r"cut short|end-of-stream|footer"):
         check_stream_vmdk(bad)
 
 
 def test_check_refuses_grain_data_cut_short(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
     sector, _, size, _ = _walk(vmdk)[0]
-    bad.write_bytes(vmdk.read_bytes()[: sector * SECTOR + 12 + size - 1])
+    bad = _truncated(vmdk, tmp_path, sector * SECTOR + 12 + size - 1)
     with pytest.raises(VmdkInvalid, match=r"cut short: grain at sector \d+ \(LBA 0\)"):
         check_stream_vmdk(bad)
 
 
 def test_check_refuses_a_byte_after_the_end_of_stream(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
-    bad.write_bytes(vmdk.read_bytes() + b"\0")
+    bad = _damaged(vmdk, tmp_path, lambda data: data.append(0))
     with pytest.raises(VmdkInvalid, match="1 bytes after the end-of-stream marker"):
         check_stream_vmdk(bad)
 
 
 def test_check_refuses_a_grain_table_pointing_elsewhere(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
-    table_sector = _walk(vmdk)[1][0] + 1
-    data = bytearray(bad.read_bytes())
-    struct.pack_into(
-        "<I", data, table_sector * SECTOR, 1 + struct.unpack_from("<I", data, table_sector * SECTOR)[0]
-    )
-    bad.write_bytes(bytes(data))
+    entry = (_walk(vmdk)[1][0] + 1) * SECTOR
+    bad = _packed(vmdk, tmp_path, "<I", entry, 1 + struct.unpack_from("<I", vmdk.read_bytes(), entry)[0])
     with pytest.raises(VmdkInvalid, match=r"grain table 0 .* entry 0 is"):
         check_stream_vmdk(bad)
 
 
 def test_check_refuses_a_footer_that_is_not_the_header(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
-    data = bytearray(bad.read_bytes())
-    struct.pack_into("<Q", data, len(data) - 2 * SECTOR + 12, 7)  # the footer's capacity
-    bad.write_bytes(bytes(data))
+    bad = _packed(vmdk, tmp_path, "<Q", -2 * SECTOR + 12, 7)  # the footer's capacity
     with pytest.raises(VmdkInvalid, match=r"footer at sector .* is not the header"):
         check_stream_vmdk(bad)
 
 
 def test_check_refuses_a_redundant_directory_flag(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
-    data = bytearray(bad.read_bytes())
-    struct.pack_into("<I", data, 8, 0x30003)
-    bad.write_bytes(bytes(data))
+    bad = _packed(vmdk, tmp_path, "<I", 8, 0x30003)
     with pytest.raises(VmdkInvalid, match="claim a redundant grain directory"):
         check_stream_vmdk(bad)
 
@@ -311,10 +309,7 @@ def test_check_refuses_a_renamed_file(vmdk: Path, tmp_path: Path) -> None:
 
 
 def test_check_refuses_a_marker_of_unknown_kind(vmdk: Path, tmp_path: Path) -> None:
-    bad = _copy(vmdk, tmp_path)
     gd_marker = next(m for m in _walk(vmdk) if m[3] == MARKER_GD and not m[2])[0]
-    data = bytearray(bad.read_bytes())
-    struct.pack_into("<I", data, gd_marker * SECTOR + 12, 9)
-    bad.write_bytes(bytes(data))
+    bad = _packed(vmdk, tmp_path, "<I", gd_marker * SECTOR + 12, 9)
     with pytest.raises(VmdkInvalid, match="unknown marker"):
         check_stream_vmdk(bad)
