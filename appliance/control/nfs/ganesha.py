@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -145,10 +146,9 @@ def export_file(export_id: int) -> str:
     return f"{EXPORTS_DIR}/{PREFIX}{export_id}.conf"
 
 
-def _manage(gw: Gateway, method: str, signature: str, *args: str | int) -> list[object]:
-    return dbus.call(
-        gw, DEST, EXPORT_MGR, f"org.ganesha.nfsd.exportmgr.{method}", signature, *args, rules=RULES
-    )
+def _manage(gw: Gateway, method: str, signature: str = "", *args: str | int) -> list[Any]:
+    """Call ganesha's export manager object (``method``: interface.Member), its refusals typed."""
+    return dbus.call(gw, DEST, EXPORT_MGR, method, signature, *args, rules=RULES)
 
 
 class LiveExport(BaseModel):
@@ -160,7 +160,7 @@ class LiveExport(BaseModel):
 
 def live(gw: Gateway) -> list[LiveExport]:
     """What ganesha exports now (ShowExports), without its pseudo root (id 0)."""
-    reply = dbus.call(gw, DEST, EXPORT_MGR, "org.ganesha.nfsd.exportmgr.ShowExports", rules=RULES)
+    reply = _manage(gw, "org.ganesha.nfsd.exportmgr.ShowExports")
     rows = reply[1] if len(reply) > 1 and isinstance(reply[1], list) else []
     return [LiveExport(export_id=row[0], path=row[1]) for row in rows if row[0] != 0]
 
@@ -197,7 +197,7 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool 
     wanted = {e.export_id: e for e in desired}
     for export_id in sorted(_managed_ids(files) - set(wanted)):
         if export_id in running:
-            _manage(gw, "RemoveExport", "q", export_id)
+            _manage(gw, "org.ganesha.nfsd.exportmgr.RemoveExport", "q", export_id)
         files.remove(export_file(export_id))
         changes.removed.append(export_id)
     for export_id, export in sorted(wanted.items()):
@@ -205,10 +205,10 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool 
         written = files.write(path, render_export(export))
         selector = f"EXPORT(Export_Id={export_id})"
         if export_id not in running:
-            _manage(gw, "AddExport", "ss", path, selector)
+            _manage(gw, "org.ganesha.nfsd.exportmgr.AddExport", "ss", path, selector)
             changes.added.append(export_id)
         elif written:
-            _manage(gw, "UpdateExport", "ss", path, selector)
+            _manage(gw, "org.ganesha.nfsd.exportmgr.UpdateExport", "ss", path, selector)
             changes.updated.append(export_id)
     return changes
 
@@ -229,7 +229,7 @@ def io_stats(gw: Gateway, export_id: int, protocol: Protocol) -> ExportIO:
     """Read/write counters of one export (zero until the first I/O)."""
     method = "GetNFSv3IO" if protocol is Protocol.v3 else "GetNFSv41IO"
     member = f"org.ganesha.nfsd.exportstats.{method}"
-    reply = dbus.call(gw, DEST, EXPORT_MGR, member, "q", export_id, rules=RULES)
+    reply = _manage(gw, member, "q", export_id)
     label = "NFSv3" if protocol is Protocol.v3 else "NFSv41"
     if not reply or reply[0] is not True:
         return ExportIO(
