@@ -305,6 +305,7 @@ class ZfsPoolSpace(BaseModel):
     """One pool's line of ``zpool list``: its space and health."""
 
     name: str = Field(description="pool name")
+    guid: str | None = Field(None, description="the pool's GUID in decimal (what tells it from any other)")
     size: int = Field(0, description="bytes in the pool (0 when the pool cannot say)")
     allocated: int = Field(0, description="bytes allocated")
     free: int = Field(0, description="bytes free")
@@ -326,6 +327,7 @@ def space(gw: Gateway) -> list[ZfsPoolSpace]:
         out.append(
             ZfsPoolSpace(
                 name=name,
+                guid=_guid(raw.get("pool_guid")),
                 size=_count(props.get("size")),
                 allocated=_count(props.get("allocated")),
                 free=_count(props.get("free")),
@@ -333,6 +335,13 @@ def space(gw: Gateway) -> list[ZfsPoolSpace]:
             )
         )
     return out
+
+
+def _guid(value: Any) -> str | None:
+    """A pool GUID as zpool's JSON gives it (a number with --json-int), in decimal."""
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit():
+        return None
+    return str(int(value))
 
 
 def _count(value: Any) -> int:

@@ -197,3 +197,29 @@ def test_a_create_that_loses_the_race_with_udev_is_made_on_its_retry(
         "cannot create 'tank': one or more devices is currently unavailable: retrying once, forced,"
         " when udev is idle"
     ]
+
+
+def test_each_pool_is_listed_with_its_guid(tmp_path: Path) -> None:
+    """The GUID zpool list gives (a number with --json-int) is kept in decimal: it tells a pool from any
+    other of its name, where a backup's restore imports by it."""
+    gw, _, runner = replay("api_exports", tmp_path)
+    runner.pending = [
+        c for c in runner.pending if c["argv"][:2] == ["zpool", "list"] and "tank" in c["stdout"]
+    ]
+    [tank] = pools.space(gw)
+    assert tank.name == "tank" and tank.guid == "18328816075162305721" and tank.size > 0
+
+
+@pytest.mark.parametrize(
+    ("raw", "guid"),
+    [
+        (18328816075162305721, "18328816075162305721"),
+        ("42", "42"),
+        (None, None),
+        ("-", None),
+        (True, None),
+        (1.5, None),
+    ],
+)
+def test_a_guid_zpool_cannot_give_is_none(raw: object, guid: str | None) -> None:
+    assert pools._guid(raw) == guid
