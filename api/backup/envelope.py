@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
 from api.errors import InvalidInput
 
 FORMAT = "arcvsa-config-backup"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: every domain at the payload's top (api.backup.migrate reads it)
 SUFFIX = ".arcvsa-backup"
 SCRYPT_N, SCRYPT_R, SCRYPT_P, KEY_BYTES = 1 << 15, 8, 1, 32
 KDF: dict[str, object] = {"name": "scrypt", "n": SCRYPT_N, "r": SCRYPT_R, "p": SCRYPT_P, "length": KEY_BYTES}

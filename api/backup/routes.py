@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from fastapi import APIRouter, Request, Response
 
 from api.backup import service
 from api.backup.schemas import BackupFile, BackupRequest, RestoreReport, RestoreRequest
+from api.backup.section import Context, Section
 from api.deps import AppSettings, Box, CurrentUser, Db
 from api.errors import ErrorBody
-from api.state.deps import IMPORT_PARTS, Refreshed
+from api.state.deps import MaybeSnapshot, Refreshed
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
-from appliance.control.observed import Part
 
 router = APIRouter(prefix="/api/backup", tags=["settings"])
 
@@ -21,13 +23,28 @@ CONFLICT: dict[int | str, dict[str, object]] = {
 }
 
 
+def _sections(request: Request) -> Sequence[Section]:
+    sections: Sequence[Section] = request.app.state.backup_sections
+    return sections
+
+
 @router.post("", response_model=BackupFile, responses=REFUSED)
 def make_backup(
-    body: BackupRequest, box: Box, db: Db, fs: Fs, settings: AppSettings, me: CurrentUser
+    body: BackupRequest,
+    request: Request,
+    box: Box,
+    db: Db,
+    gw: Gw,
+    fs: Fs,
+    settings: AppSettings,
+    me: CurrentUser,
+    published: MaybeSnapshot,
 ) -> Response:
     """The configuration (users, vCenter connections, exports, iSCSI, tuning, notifications, TLS, scrape
-    tokens) as a file to download; its secrets are readable only with the passphrase."""
-    name, data = service.backup(db, box, fs, settings, body.passphrase)
+    tokens) and the GUIDs of the pools it needs, as a file to download; its secrets are readable only
+    with the passphrase."""
+    ctx = Context(db=db, box=box, files=fs, settings=settings, gw=gw, by=me.username)
+    name, data = service.backup(ctx, _sections(request), published, body.passphrase)
     service.log.info("configuration backup %s made by %s", name, me.username)
     return Response(
         data,
@@ -48,21 +65,13 @@ def restore_backup(
     me: CurrentUser,
     refresh: Refreshed,
 ) -> RestoreReport:
-    """Import the backup's pools, bring its configuration back and serve its exports; every login ends
-    (the backup's users replace this appliance's). What could not be restored is listed, with why."""
-    report = service.restore(gw, fs, db, box, settings, body, me.username)
-    refresh(*_touched(report))
-    if report.tls_installed:
+    """Import the backup's pools (by GUID), store its configuration as this appliance's desired state and
+    converge each part of it; every login ends (the backup's users replace this appliance's). What could
+    not be restored is listed, with why."""
+    sections = _sections(request)
+    ctx = Context(db=db, box=box, files=fs, settings=settings, gw=gw, by=me.username)
+    report = service.restore(ctx, sections, body)
+    refresh(*service.touched(sections, report))
+    if service.restart_needed(sections, report):
         request.app.state.tls_restart_needed = True
     return report
-
-
-def _touched(report: RestoreReport) -> tuple[Part, ...]:
-    """The parts of the published state a restore changed: the pools it imported (their datasets, the
-    disks they took, what is left to import), the exports it served."""
-    parts: tuple[Part, ...] = ()
-    if report.pools_imported:
-        parts += IMPORT_PARTS
-    if report.exports_applied:
-        parts += (Part.nfs, Part.services)
-    return parts

@@ -29,6 +29,7 @@ from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import backends, knfsd
 from appliance.control.nfs.backends import Backend
+from appliance.control.nfs.ganesha import Changes
 from appliance.control.nfs.model import Export, Protocol, check_set
 from appliance.control.observed import NfsObserved, Observed, Part
 
@@ -128,7 +129,8 @@ def _mountpoint(gw: Gateway, dataset: str) -> str:
     return str(found.mountpoint)
 
 
-def _store(db: Session, export: Export, row: NfsExport | None = None) -> None:
+def store(db: Session, export: Export, row: NfsExport | None = None) -> None:
+    """``export`` as a row (a new one, or ``row`` updated); not committed."""
     stamp = now()
     if row is None:
         row = NfsExport(export_id=export.export_id, created_at=stamp)
@@ -161,7 +163,7 @@ def create(gw: Gateway, files: Files, db: Session, settings: Settings, body: Exp
         check_set([*exports, export])
         chosen = backend(db, settings)
         backends.reconcile(gw, files, chosen, [*exports, export])
-        _store(db, export)
+        store(db, export)
         db.commit()
     log.info(
         "export %d (%s) added for %s over NFS %s", export_id, export.dataset, export.clients, export.protocol
@@ -187,7 +189,7 @@ def update(
         check_set(wanted)
         chosen = backend(db, settings)
         backends.reconcile(gw, files, chosen, wanted)
-        _store(db, export, row)
+        store(db, export, row)
         db.commit()
     log.info("export %d updated: %s over NFS %s", export_id, export.clients, export.protocol)
     return _view(export, chosen, True)
@@ -229,16 +231,30 @@ def state(published: Published | None, files: Files, db: Session, settings: Sett
     return NfsState(backend=backend(db, settings), exports=views(published, files, db, settings))
 
 
+def choose(db: Session, chosen: Backend) -> None:
+    """``chosen`` stored as the NFS server (not committed)."""
+    row = db.get(StorageSetting, BACKEND_KEY)
+    if row is None:
+        db.add(StorageSetting(key=BACKEND_KEY, value=chosen.value, updated_at=now()))
+    else:
+        row.value, row.updated_at = chosen.value, now()
+
+
+def said(done: Changes, chosen: Backend) -> list[str]:
+    """What a reconcile of the NFS server changed, one line each."""
+    return [
+        *(f"export {i} added to {chosen.value}" for i in done.added),
+        *(f"export {i} updated in {chosen.value}" for i in done.updated),
+        *(f"export {i} removed from {chosen.value}" for i in done.removed),
+    ]
+
+
 def set_backend(gw: Gateway, files: Files, db: Session, settings: Settings, chosen: Backend) -> NfsState:
     """Switch the appliance's NFS server (or re-assert the current one): the other emptied and stopped."""
     with changing(settings):
         exports = desired(db)
         backends.activate(gw, files, chosen, exports)
-        row = db.get(StorageSetting, BACKEND_KEY)
-        if row is None:
-            db.add(StorageSetting(key=BACKEND_KEY, value=chosen.value, updated_at=now()))
-        else:
-            row.value, row.updated_at = chosen.value, now()
+        choose(db, chosen)
         db.commit()
     log.info("NFS backend is %s (%d exports)", chosen, len(exports))
     return NfsState(backend=chosen, exports=[_view(e, chosen, True) for e in exports])

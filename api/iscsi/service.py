@@ -97,12 +97,17 @@ def _store(row: IscsiTarget, spec: TargetSpec, box: SecretBox) -> IscsiTarget:
     return row
 
 
+def stored_row(spec: TargetSpec, box: SecretBox) -> IscsiTarget:
+    """A new row holding ``spec`` (to add to the session)."""
+    return _store(IscsiTarget(created_at=datetime.now(UTC)), spec, box)
+
+
 def desired(db: Session, box: SecretBox) -> list[TargetSpec]:
     """Every stored target, by IQN."""
     return [_spec(row, box) for row in db.scalars(select(IscsiTarget).order_by(IscsiTarget.iqn))]
 
 
-def _adopt(db: Session, box: SecretBox, files: Files) -> None:
+def adopt(db: Session, box: SecretBox, files: Files) -> None:
     """Once: the targets an older release made are stored, read from what LIO saved (what it restores at
     boot, whether or not it has yet); one arcvsa did not make, or whose initiators differ in CHAP, stays
     LIO's own, logged. The caller holds ``changing``."""
@@ -117,7 +122,7 @@ def _adopt(db: Session, box: SecretBox, files: Files) -> None:
     for spec in specs:
         taken = db.scalar(select(IscsiTarget.iqn).where(IscsiTarget.zvol == spec.zvol))
         if db.get(IscsiTarget, spec.iqn) is None and taken is None:
-            db.add(_store(IscsiTarget(created_at=datetime.now(UTC)), spec, box))
+            db.add(stored_row(spec, box))
             log.info("iSCSI target %s on %s is now stored", spec.iqn, spec.zvol)
     for iqn, why in others.items():
         log.warning("iSCSI target %s left to LIO, not stored: %s", iqn, why)
@@ -128,7 +133,7 @@ def _adopt(db: Session, box: SecretBox, files: Files) -> None:
 def stored(db: Session, box: SecretBox, files: Files, settings: Settings) -> list[TargetSpec]:
     """Every stored target (those LIO saved before they were stored adopted first)."""
     with changing(settings):
-        _adopt(db, box, files)
+        adopt(db, box, files)
         return desired(db, box)
 
 
@@ -143,7 +148,7 @@ def add(db: Session, box: SecretBox, files: Files, settings: Settings, spec: Tar
     target's; nothing stored when LIO refused (lio undid what it had made), nothing left in LIO when the
     store fails."""
     with changing(settings):
-        _adopt(db, box, files)
+        adopt(db, box, files)
         if db.get(IscsiTarget, spec.iqn) is not None or lio.target(spec.iqn) is not None:
             raise AlreadyExists(f"iSCSI target {spec.iqn} exists")
         other = db.scalar(select(IscsiTarget.iqn).where(IscsiTarget.zvol == spec.zvol))
@@ -151,7 +156,7 @@ def add(db: Session, box: SecretBox, files: Files, settings: Settings, spec: Tar
             raise Conflict(f"{spec.zvol} is exported already by {other}")
         changed = lio.reconcile(spec)
         try:
-            row = _store(IscsiTarget(created_at=datetime.now(UTC)), spec, box)
+            row = stored_row(spec, box)
             row.wwn = _wwn(spec)
             db.add(row)
             db.commit()
@@ -196,7 +201,7 @@ def update(
     its ACL), then stored; nothing stored when LIO refused (lio undid what it had made)."""
     iqn = names.iqn(iqn)
     with changing(settings):
-        _adopt(db, box, files)
+        adopt(db, box, files)
         row = db.get(IscsiTarget, iqn)
         if row is None:
             raise NotFound(f"no iSCSI target {iqn} is stored")
@@ -225,7 +230,7 @@ def delete(db: Session, box: SecretBox, files: Files, settings: Settings, iqn: s
     """Remove a target and its backstore, and what is stored of it; the zvol and its data stay."""
     iqn = names.iqn(iqn)
     with changing(settings):
-        _adopt(db, box, files)
+        adopt(db, box, files)
         row = db.get(IscsiTarget, iqn)
         target = lio.target(iqn)
         if row is None and target is None:
@@ -260,7 +265,7 @@ def reconcile(gw: Gateway, files: Files, db: Session, box: SecretBox) -> list[st
     no device is an error (NotFound) without the device wait; none is touched unless rtslib-fb-targetctl
     has restored LIO (lio.hold_off_while_restoring). The caller holds ``changing``; LIO's targets that are
     not stored are left as they are."""
-    _adopt(db, box, files)
+    adopt(db, box, files)
     rows = list(db.scalars(select(IscsiTarget).order_by(IscsiTarget.iqn)))
     if rows:
         lio.hold_off_while_restoring(gw)

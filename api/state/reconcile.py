@@ -29,11 +29,7 @@ def nfs_exports(gw: Gateway, files: Files, factory: sessionmaker[Session], setti
     with exports.changing(settings), factory() as db:  # the desired set read after any change committed
         chosen = exports.backend(db, settings)
         done = backends.converge(gw, files, chosen, exports.desired(db))
-    return [
-        *(f"export {i} added to {chosen.value}" for i in done.added),
-        *(f"export {i} updated in {chosen.value}" for i in done.updated),
-        *(f"export {i} removed from {chosen.value}" for i in done.removed),
-    ]
+    return exports.said(done, chosen)
 
 
 def zfs_parameters(files: Files, factory: sessionmaker[Session], settings: Settings) -> list[str]:

@@ -41,7 +41,8 @@ def plan(db: Session) -> dict[str, int]:
     return {row.name: row.value for row in db.scalars(select(ZfsParameter))}
 
 
-def _store(db: Session, params: dict[str, int]) -> None:
+def store(db: Session, params: dict[str, int]) -> None:
+    """``params`` as the plan, replacing the stored one (not committed)."""
     db.execute(delete(ZfsParameter))
     db.add_all(ZfsParameter(name=name, value=value) for name, value in params.items())
 
@@ -65,34 +66,39 @@ def changing(settings: Settings) -> contextlib.AbstractContextManager[None]:
     return lock.held(settings.data_dir / "tuning.lock")
 
 
+def check(files: Files, params: dict[str, int]) -> None:
+    """A plan refused for a bad name or value, or a parameter this zfs does not have (NotFound)."""
+    modparams.check(params)
+    for name in params:
+        modparams.current(files, name)
+
+
 def apply(files: Files, settings: Settings, db: Session, params: dict[str, int]) -> Applied:
     """A new plan, in effect and stored, or refused whole: a bad or unknown name before any value is
     written; a value the module refuses with the values the old plan holds set back, nothing stored."""
-    modparams.check(params)
-    for name in params:
-        modparams.current(files, name)  # NotFound for a parameter this zfs does not have
+    check(files, params)
     with changing(settings):
-        before = _adopted(files, db)
+        before = adopted_plan(files, db)
         try:
             held = modparams.hold(files, params)
         except ControlError:
             with contextlib.suppress(ControlError):  # best effort: the next reconcile tries again
                 modparams.hold(files, before)
             raise
-        _store(db, params)
+        store(db, params)
         db.commit()
     return Applied(
         changed_live={name: new for name, _, new in held.live}, persisted=modparams.MODPROBE in held.files
     )
 
 
-def _adopted(files: Files, db: Session) -> dict[str, int]:
+def adopted_plan(files: Files, db: Session) -> dict[str, int]:
     """The stored plan. Releases before it was stored kept it in modprobe.d alone: the first time, with
     none stored, that file's values become the plan; after that the file is only the plan's rendering."""
     wanted = plan(db)
     if db.get(StorageSetting, ADOPTED_KEY) is None:
         if not wanted and (found := modparams.persisted(files)):
-            _store(db, found)
+            store(db, found)
             log.info("the tuning plan in %s is now stored: %s", modparams.MODPROBE, found)
             wanted = found
         db.add(StorageSetting(key=ADOPTED_KEY, value="1", updated_at=datetime.now(UTC)))
@@ -102,4 +108,4 @@ def _adopted(files: Files, db: Session) -> dict[str, int]:
 
 def reconcile(files: Files, db: Session) -> list[str]:
     """The stored plan held (modparams.hold); what that changed. The caller holds ``changing``."""
-    return modparams.hold(files, _adopted(files, db)).said()
+    return modparams.hold(files, adopted_plan(files, db)).said()

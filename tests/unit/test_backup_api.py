@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography import x509
 from fixtures.appliance import api_flows
 from fixtures.appliance.replay import ReplayRunner, load, replay
 from sqlalchemy import select
@@ -30,16 +31,20 @@ from api.notify.table import NotifyConfig
 from api.prometheus import tokens
 from api.prometheus.tokens import ScrapeToken
 from api.secretbox import SecretBox
+from api.state.snapshot import Published, boot_id
 from api.tls import ensure_certificate, paths
 from api.vcenters.table import VCenter
 from appliance.control import iscsi, modparams
 from appliance.control.gateway import Gateway
+from appliance.control.observed import Observed
+from appliance.control.pools import ZfsPoolSpace
 
 PASSPHRASE = "a long and unguessable passphrase"
 VC_PASSWORD = "vc-password-Secret-42"
 SMTP_PASSWORD = "smtp-password-Secret-7"
 OPS_PASSWORD = "ops-password-Secret-9"
 CHAP_SECRET = "lab-only-secret-1"  # in the iscsi recording's saveconfig.json
+GUID = "18328816075162305721"  # the api_exports recording's pool
 TUNED = {"zfs_arc_max": 2 << 30, "l2arc_noprefetch": 0, "zfs_txg_timeout": 5}
 NOTIFY = {
     "smtp": {
@@ -71,6 +76,11 @@ class Appliance:
         self.state: Any = self.client.app.state  # type: ignore[attr-defined]
         self.state.storage_gateway = Gateway(self.runner)
         self.state.storage_files = self.files
+        observed = Observed(spaces=[ZfsPoolSpace(name="tank", guid=GUID)], pools=[])
+        with self.state.snapshot.writing():  # as the poller publishes it
+            self.state.snapshot.write(
+                Published(boot_id=boot_id(), taken_at=datetime.now(UTC), observed=observed)
+            )
 
     @property
     def data_dir(self) -> Path:
@@ -201,7 +211,7 @@ def test_the_backup_is_a_download_named_after_the_appliance(source: Appliance) -
     assert disposition.startswith('attachment; filename="arcvsa-config-')
     assert disposition.endswith('Z.arcvsa-backup"')
     head = json.loads(r.content)
-    assert head["format"] == "arcvsa-config-backup" and head["format_version"] == 1
+    assert head["format"] == "arcvsa-config-backup" and head["format_version"] == 2
     assert head["kdf"] == {"name": "scrypt", "n": 32768, "r": 8, "p": 1, "length": 32}
     assert head["cipher"] == "AES-256-GCM" and len(base64.b64decode(head["nonce"])) == 12
     assert source.runner.calls == []  # a backup reads the database and files, it runs no tool
@@ -230,26 +240,43 @@ def test_no_secret_is_in_the_file_in_any_form(source: Appliance) -> None:
         for form in (raw, base64.b64encode(raw), raw.hex().encode(), base64.b64encode(raw)[:-4]):
             assert form not in data
     # ... and they are all inside, for the passphrase only
-    payload = envelope.unseal(data, PASSPHRASE)
-    assert payload["vcenters"][0]["password"] == VC_PASSWORD
-    assert payload["notify"]["smtp_password"] == SMTP_PASSWORD
-    assert payload["iscsi_targets"][0]["chap"] == {"user": "esxi", "secret": CHAP_SECRET}
-    assert payload["tls"]["private_key"] == key_pem
+    sections = envelope.unseal(data, PASSPHRASE)["sections"]
+    assert sections["vcenters"]["vcenters"][0]["password"] == VC_PASSWORD
+    assert sections["notify"]["smtp_password"] == SMTP_PASSWORD
+    assert sections["iscsi"]["targets"][0]["chap"] == {"user": "esxi", "secret": CHAP_SECRET}
+    assert sections["tls"]["private_key"] == key_pem
 
 
 def test_the_backup_names_the_storage_its_exports_and_luns_need(source: Appliance) -> None:
     configure(source, storage=True)
     payload = envelope.unseal(backup(source), PASSPHRASE)
-    assert payload["storage"] == {"pools": ["tank"], "datasets": ["tank/ds1", "tank/ds2", "tank/lun0"]}
-    assert [(e["export_id"], e["dataset"], e["protocol"]) for e in payload["exports"]] == [
+    assert payload["pools"] == [{"name": "tank", "guid": GUID}]  # as the published state has it
+    assert payload["datasets"] == ["tank/ds1", "tank/ds2", "tank/lun0"]
+    sections = payload["sections"]
+    assert [(e["export_id"], e["dataset"], e["protocol"]) for e in sections["nfs"]["exports"]] == [
         (101, "tank/ds1", "3"),
         (102, "tank/ds2", "4.1"),
     ]
-    target = payload["iscsi_targets"][0]
+    target = sections["iscsi"]["targets"][0]
     assert target["iqn"] == "iqn.2026-01.org.arcvsa:tank-lun0" and target["zvol"] == "tank/lun0"
     assert target["initiators"] == ["iqn.1998-01.com.vmware:esxi-01"]
-    assert payload["tuning"] == TUNED and payload["skipped"] == []
-    assert payload["nfs_backend"] == "knfsd"
+    assert sections["tuning"] == {"parameters": TUNED} and payload["skipped"] == []
+    assert sections["nfs"]["backend"] == "knfsd"
+    assert source.runner.calls == []
+
+
+def test_a_backup_that_needs_pools_waits_for_the_published_state(source: Appliance) -> None:
+    configure(source, storage=True)
+    source.state.snapshot.path.unlink()  # the state is not published yet (an api just started)
+    r = source.client.post("/api/backup", json={"passphrase": PASSPHRASE})
+    assert r.status_code == 503 and r.json()["code"] == "state_pending", r.text
+    assert source.runner.calls == []
+
+
+def test_a_backup_without_pools_needs_no_published_state(source: Appliance) -> None:
+    configure(source, storage=False)
+    source.state.snapshot.path.unlink()
+    assert envelope.unseal(backup(source), PASSPHRASE)["pools"] == []
 
 
 def test_a_fresh_appliance_gets_every_setting_back(source: Appliance, fresh: Appliance) -> None:
@@ -258,10 +285,30 @@ def test_a_fresh_appliance_gets_every_setting_back(source: Appliance, fresh: App
     r = restore(fresh, backup(source))
     assert r.status_code == 200, r.text
     report = r.json()
-    assert report["not_restored"] == [] and report["pools_imported"] == [] and report["exports_applied"] == []
-    assert report["users"] == [ADMIN, "ops"] and report["vcenters"] == ["vc-lab"]
-    assert report["scrape_tokens"] == ["prometheus"] and report["notify_restored"] is True
-    assert report["tuning_applied"] == TUNED and report["tls_installed"] is True
+    assert report["not_restored"] == [] and report["pools_imported"] == [] and report["format_version"] == 2
+    restored = {s["section"]: s["items"] for s in report["restored"]}
+    assert restored == {
+        "users": [ADMIN, "ops"],
+        "vcenters": ["vc-lab"],
+        "scrape_tokens": ["prometheus"],
+        "nfs": [],
+        "iscsi": [],
+        "tuning": [f"{name}={value}" for name, value in sorted(TUNED.items())],
+        "notify": ["email", "syslog"],
+        "tls": [
+            x509.load_pem_x509_certificate(paths(source.data_dir)[0].read_bytes()).subject.rfc4514_string()
+        ],
+    }
+    converged = {c["section"]: c for c in report["converged"]}
+    # what runs outside SQLite; no NFS server or LIO touched for a backup with no exports or targets
+    assert set(converged) == {"tuning", "notify", "tls"}
+    assert all(c["failure"] is None for c in converged.values()), report["converged"]
+    assert converged["tuning"]["changes"] == [  # zfs_txg_timeout is 5 already
+        "l2arc_noprefetch set to 0 (was 1)",
+        "zfs_arc_max set to 2147483648 (was 0)",
+        f"{modparams.MODPROBE} rewritten from the tuning plan",
+    ]
+    assert converged["tls"]["changes"] == ["certificate installed: served after the api restarts"]
     assert report["sessions_ended"] is True
     assert fresh.runner.calls == []  # nothing to import or export: no tool ran
     after = snapshot(fresh)
@@ -280,6 +327,10 @@ def test_a_fresh_appliance_gets_every_setting_back(source: Appliance, fresh: App
     assert again.get("/api/settings/tls").json()["restart_needed"] is True
     ops = again.post("/api/auth/login", json={"username": "ops", "password": OPS_PASSWORD})
     assert ops.status_code == 200
+
+
+def _subject(a: Appliance) -> str:
+    return x509.load_pem_x509_certificate(paths(a.data_dir)[0].read_bytes()).subject.rfc4514_string()
 
 
 def _unchanged(fresh: Appliance, r: Any, status: int, field: str, before: dict[str, Any]) -> dict[str, Any]:
@@ -320,7 +371,7 @@ def test_a_wrong_passphrase_or_a_changed_file_is_one_error_and_changes_nothing(
     [
         (lambda d: d[: len(d) // 2], "file", "not JSON"),
         (lambda d: b"{]" + d, "file", "not JSON"),
-        (lambda d: _reseal(d, format_version=2), "file", "newer than this appliance reads"),
+        (lambda d: _reseal(d, format_version=3), "file", "newer than this appliance reads"),
         (lambda d: _reseal(d, format="something-else"), "file", "Not an arcvsa configuration backup"),
         (lambda d: _reseal(d, kdf={"name": "scrypt", "n": 1 << 30, "r": 8, "p": 1, "length": 32}), "file", "key derivation"),
         (lambda d: _reseal(d, nonce="AAAA"), "file", "nonce"),
@@ -365,3 +416,52 @@ def test_backup_and_restore_need_a_login(tmp_path: Path) -> None:
     assert anon.post("/api/backup", json={"passphrase": PASSPHRASE}).status_code == 401
     body = {"file_base64": "e30=", "passphrase": PASSPHRASE}
     assert anon.post("/api/backup/restore", json=body).status_code == 401
+
+
+def _sealed(payload: dict[str, Any], version: int, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """``payload`` in a file of format ``version`` (as the release that wrote that format sealed it)."""
+    with monkeypatch.context() as m:
+        m.setattr(envelope, "FORMAT_VERSION", version)
+        return envelope.seal(payload, PASSPHRASE, arcvsa_version="0.1.0", hostname="older")
+
+
+def test_a_format_1_file_is_restored_section_by_section(
+    fresh: Appliance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found = json.loads((Path(__file__).resolve().parents[1] / "fixtures/backup/format1.json").read_text())
+    raw = envelope.unseal(base64.b64decode(found["file_base64"]), found["passphrase"])
+    raw.update(exports=[], storage={"pools": [], "datasets": []})  # what a fresh test appliance can meet
+    r = restore(fresh, _sealed(raw, 1, monkeypatch))
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["format_version"] == 1 and report["not_restored"] == []
+    restored = {s["section"]: s["items"] for s in report["restored"]}
+    assert restored["users"] == ["admin"] and restored["tuning"] == [
+        "l2arc_noprefetch=0",
+        "zfs_txg_timeout=7",
+    ]
+    assert snapshot(fresh)["users"] == [(u["username"], u["password_hash"]) for u in raw["users"]]
+    assert fresh.runner.calls == []
+
+
+def test_a_pool_of_the_same_name_but_another_guid_is_never_taken_for_the_backups(
+    fresh: Appliance, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commands = load("api_exports")["commands"]
+    listing = next(c for c in commands if c["argv"][:2] == ["zpool", "list"] and "tank" in c["stdout"])
+    fresh.runner.pending = [listing]  # this appliance has its own "tank" imported (GUID 1832...)
+    export = {"export_id": 101, "dataset": "tank/ds1", "path": "/tank/ds1", "protocol": "3",
+              "clients": ["10.0.2.2"], "insecure_ports": False}  # fmt: skip
+    payload = {
+        "pools": [{"name": "tank", "guid": "42"}],
+        "datasets": ["tank/ds1"],
+        "sections": {"nfs": {"backend": "ganesha", "exports": [export]}},
+        "skipped": [],
+    }
+    r = restore(fresh, _sealed(payload, 2, monkeypatch))
+    assert r.status_code == 200, r.text
+    lost = {(m["kind"], m["name"]): m["reason"] for m in r.json()["not_restored"]}
+    assert "another pool of this name is imported here (GUID 18328816075162305721" in lost[("pool", "tank")]
+    assert lost[("export", "101")] == "its dataset tank/ds1 is missing"
+    assert fresh.runner.calls == [listing["argv"]]  # no import, no zfs get on the other pool, no NFS server
+    assert snapshot(fresh)["exports"] == []

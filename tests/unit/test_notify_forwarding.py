@@ -126,6 +126,12 @@ def test_a_restore_forwards_as_the_backup_says(tmp_path: Path) -> None:
     restore = {"file_base64": base64.b64encode(backup.content).decode(), "passphrase": PASSPHRASE}
     r = fresh.post("/api/backup/restore", json=restore)
     assert r.status_code == 200, r.text
-    assert r.json()["not_restored"] == [] and r.json()["notify_restored"] is True
+    assert r.json()["not_restored"] == []
+    converged = {c["section"]: c for c in r.json()["converged"]}
+    assert converged["notify"] == {
+        "section": "notify",
+        "changes": ["log forwarding on: rsyslog restarted"],
+        "failure": None,
+    }
     assert runner.calls[started:] == [CHECK, RESTART]
     assert fresh_files.read(rsyslog.DROP_IN) == source_files.read(rsyslog.DROP_IN) is not None

@@ -82,7 +82,7 @@ def stored(tmp_path: Path) -> tuple[sessionmaker[Session], Settings]:
     settings = make_settings(tmp_path / "data")
     factory = client_for(settings).app.state.sessionmaker  # type: ignore[attr-defined]
     with factory() as db:
-        exports._store(db, export())
+        exports.store(db, export())
         db.commit()
     return factory, settings
 

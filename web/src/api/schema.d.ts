@@ -138,7 +138,8 @@ export interface paths {
         /**
          * Make Backup
          * @description The configuration (users, vCenter connections, exports, iSCSI, tuning, notifications, TLS, scrape
-         *     tokens) as a file to download; its secrets are readable only with the passphrase.
+         *     tokens) and the GUIDs of the pools it needs, as a file to download; its secrets are readable only
+         *     with the passphrase.
          */
         post: operations["make_backup_api_backup_post"];
         delete?: never;
@@ -158,8 +159,9 @@ export interface paths {
         put?: never;
         /**
          * Restore Backup
-         * @description Import the backup's pools, bring its configuration back and serve its exports; every login ends
-         *     (the backup's users replace this appliance's). What could not be restored is listed, with why.
+         * @description Import the backup's pools (by GUID), store its configuration as this appliance's desired state and
+         *     converge each part of it; every login ends (the backup's users replace this appliance's). What could
+         *     not be restored is listed, with why.
          */
         post: operations["restore_backup_api_backup_restore_post"];
         delete?: never;
@@ -1956,7 +1958,7 @@ export interface components {
             format: "arcvsa-config-backup";
             /**
              * Format Version
-             * @description format version (1 here)
+             * @description format version (2 here)
              */
             format_version: number;
             /**
@@ -2352,6 +2354,40 @@ export interface components {
              * @description Cluster name
              */
             name: string;
+        };
+        /**
+         * ConvergeError
+         * @description Why a stored section is not in effect yet.
+         */
+        ConvergeError: {
+            /**
+             * Error
+             * @description the typed error's class (NotFound, ServiceDown, LioFault ...)
+             */
+            error: string;
+            /**
+             * Message
+             * @description what it said
+             */
+            message: string;
+        };
+        /**
+         * Converged
+         * @description A section's configuration made real after it was stored: what changed, or why it could not be.
+         */
+        Converged: {
+            /**
+             * Changes
+             * @description what converging changed, one line each
+             */
+            changes: string[];
+            /** @description why it could not converge now (stored all the same, and alerted where polled) */
+            failure?: components["schemas"]["ConvergeError"] | null;
+            /**
+             * Section
+             * @description the section's key
+             */
+            section: string;
         };
         /** Datacenter */
         Datacenter: {
@@ -4478,35 +4514,28 @@ export interface components {
          */
         RestoreReport: {
             /**
+             * Converged
+             * @description each section made real after it was stored
+             */
+            converged: components["schemas"]["Converged"][];
+            /**
              * Created At
              * @description when the backup was made
              */
             created_at: string;
             /**
-             * Exports Applied
-             * @description exports stored and served by the NFS server
+             * Format Version
+             * @description the backup's format (an older one is read as the current)
              */
-            exports_applied: number[];
-            /**
-             * Iscsi Targets Applied
-             * @description iSCSI targets created in LIO
-             */
-            iscsi_targets_applied: string[];
-            /** @description the NFS server the exports are served by */
-            nfs_backend: components["schemas"]["Backend"];
+            format_version: number;
             /**
              * Not Restored
              * @description everything that could not be restored, and why
              */
             not_restored: components["schemas"]["NotRestored"][];
             /**
-             * Notify Restored
-             * @description notification settings restored
-             */
-            notify_restored: boolean;
-            /**
              * Pools Imported
-             * @description pools this restore imported
+             * @description pools this restore imported (by GUID where the file has it)
              */
             pools_imported: string[];
             /**
@@ -4515,10 +4544,10 @@ export interface components {
              */
             pools_present: string[];
             /**
-             * Scrape Tokens
-             * @description scrape tokens now (the same tokens work again)
+             * Restored
+             * @description each section of the backup, as stored now
              */
-            scrape_tokens: string[];
+            restored: components["schemas"]["RestoredSection"][];
             /**
              * Sessions Ended
              * @description every login ended (the users were replaced): log in again
@@ -4534,28 +4563,6 @@ export interface components {
              * @description the arcvsa version that made it
              */
             source_version: string;
-            /**
-             * Tls Installed
-             * @description the backup's certificate installed (served after a restart)
-             */
-            tls_installed: boolean;
-            /**
-             * Tuning Applied
-             * @description ZFS module parameters applied and persisted
-             */
-            tuning_applied: {
-                [key: string]: number;
-            };
-            /**
-             * Users
-             * @description administrators now (their passwords are the backup's)
-             */
-            users: string[];
-            /**
-             * Vcenters
-             * @description vCenter connections now
-             */
-            vcenters: string[];
         };
         /**
          * RestoreRequest
@@ -4578,6 +4585,27 @@ export interface components {
              * @default false
              */
             replace: boolean;
+        };
+        /**
+         * RestoredSection
+         * @description One section of the backup as this appliance now holds it.
+         */
+        RestoredSection: {
+            /**
+             * Items
+             * @description what is stored now (names, ids); empty when the backup had none
+             */
+            items: string[];
+            /**
+             * Section
+             * @description the section's key in the file (users, nfs, iscsi, tuning ...)
+             */
+            section: string;
+            /**
+             * Title
+             * @description what it is, for people
+             */
+            title: string;
         };
         /**
          * Run
