@@ -135,4 +135,53 @@ test('settings: users and passwords, and a certificate upload', async ({ page },
     const saved = (await (await page.request.get('/api/settings/notifications')).json()) as { syslog: Record<string, unknown> };
     expect(saved.syslog).toMatchObject({ enabled: true, host: '192.0.2.20', port: 6514, transport: 'tcp', forward_logs: false });
   });
+
+  // Last: a restore replaces the users, so it ends this session (and every other).
+  await test.step('back up the configuration, restore it: what it holds is listed and every login ends', async () => {
+    const backup = page.getByTestId('backup-form');
+    await backup.getByLabel('Passphrase', { exact: true }).fill('too short');
+    await backup.getByLabel('Passphrase again', { exact: true }).fill('other');
+    await backup.getByRole('button', { name: 'Download backup' }).click();
+    await expect(fieldMessage(backup, 'passphrase')).toHaveText('At least 12 characters');
+    await expect(fieldMessage(backup, 'confirm')).toHaveText('The two passphrases differ');
+    const passphrase = 'an e2e backup passphrase';
+    await backup.getByLabel('Passphrase', { exact: true }).fill(passphrase);
+    await backup.getByLabel('Passphrase again', { exact: true }).fill(passphrase);
+    const downloading = page.waitForEvent('download');
+    await backup.getByRole('button', { name: 'Download backup' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^arcvsa-config-.+Z\.arcvsa-backup$/);
+    const file = path.join(dir, download.suggestedFilename());
+    await download.saveAs(file);
+    await expect(backup.getByText(`Saved ${download.suggestedFilename()}.`)).toBeVisible();
+    expect(readFileSync(file, 'utf8')).not.toContain('192.0.2.20'); // sealed: nothing readable without the passphrase
+
+    const restore = page.getByTestId('restore-form');
+    await restore.getByTestId('restore-file').setInputFiles(file);
+    await restore.getByLabel('Passphrase', { exact: true }).fill('not the passphrase');
+    await restore.getByRole('button', { name: 'Restore' }).click();
+    await expect(restore.getByRole('alert').filter({ hasText: 'passphrase is wrong or the file was changed' })).toBeVisible();
+    await restore.getByLabel('Passphrase', { exact: true }).fill(passphrase);
+    await restore.getByRole('button', { name: 'Restore' }).click();
+    const report = page.getByTestId('restore-report');
+    await expect(report).toContainText('Restored the configuration of');
+    await expect(report).toContainText('Every login ended: log in again with the accounts of the backup.');
+    const restored = report.getByTestId('restore-restored');
+    await expect(restored).toContainText('Pools imported: none');
+    await expect(restored.getByText('Users: ', { exact: false })).toHaveText(`Users: ${admin}`);
+    await expect(restored.getByText('NFS exports: ', { exact: false })).toHaveText('NFS exports: none');
+    await expect(restored.getByText('Notifications: ', { exact: false })).toHaveText('Notifications: syslog');
+    await expect(restored.getByText('TLS certificate: ', { exact: false })).toContainText('CN=arcvsa-e2e.example');
+    await expect(report.getByTestId('restore-not-restored')).toHaveCount(0);
+    // The session ended with the restore: the report stays on the login page until the next login.
+    await expect(page.getByRole('button', { name: 'Log in' })).toBeVisible();
+    await expect(report).toBeVisible();
+    await page.screenshot({ path: path.join(dir, 'settings-restored.png'), fullPage: true });
+    expect((await page.request.get('/api/users')).status()).toBe(401);
+    await page.getByLabel('User name', { exact: true }).fill(admin);
+    await page.getByLabel('Password', { exact: true }).fill('a new admin passphrase'); // the backup's hash
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect(page.getByRole('button', { name: 'Log in' })).toHaveCount(0);
+    await expect(page.getByTestId('restore-report')).toHaveCount(0);
+  });
 });

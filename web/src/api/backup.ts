@@ -2,6 +2,7 @@ import { useMutation } from '@tanstack/react-query';
 import { api } from './client';
 import { attachmentName, saveFile } from './download';
 import { call } from './errors';
+import { markSessionEnded } from './session';
 import type { components } from './schema';
 
 export type RestoreReport = components['schemas']['RestoreReport'];
@@ -38,10 +39,29 @@ export function useMakeBackup() {
   });
 }
 
+// A restore that replaced the users ended this session with every other: its report is kept here for the
+// login page, where the next call's 401 takes the user before they could read it where they restored.
+let restored: RestoreReport | null = null;
+
+/** The report of the restore that ended this session, if one did. */
+export function restoredReport(): RestoreReport | null {
+  return restored;
+}
+
+export function forgetRestoredReport(): void {
+  restored = null;
+}
+
 /** Restore a backup file onto this appliance; the answer says what came back and what did not. */
 export function useRestoreBackup() {
   return useMutation({
     mutationFn: async ({ file, passphrase, replace }: { file: File; passphrase: string; replace: boolean }) =>
       call(api.POST('/api/backup/restore', { body: { file_base64: await fileBase64(file), passphrase, replace } })),
+    onSuccess: (report) => {
+      if (report.sessions_ended) {
+        restored = report;
+        markSessionEnded();
+      }
+    },
   });
 }

@@ -2,10 +2,12 @@ import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { useLogin, useMe } from '../../api/auth';
+import { forgetRestoredReport, restoredReport } from '../../api/backup';
 import { ApiError } from '../../api/errors';
 import { sessionEnded } from '../../api/session';
 import { BrandMark } from '../../components/BrandMark';
 import { FormAlert } from '../../components/FormAlert';
+import { RestoreResult } from '../../components/RestoreResult';
 import { TextField } from '../../components/TextField';
 
 interface LoginState {
@@ -24,6 +26,7 @@ export function LoginPage() {
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
+  const restored = restoredReport();
   const target = state.from && state.from !== '/login' ? state.from : '/vcenters';
   if (me.isSuccess) return <Navigate to={target} replace />;
 
@@ -38,7 +41,10 @@ export function LoginPage() {
     login.mutate(
       { username: username.trim(), password },
       {
-        onSuccess: () => navigate(target, { replace: true }),
+        onSuccess: () => {
+          forgetRestoredReport();
+          navigate(target, { replace: true });
+        },
         onError: (error) => {
           if (error instanceof ApiError && (error.field === 'password' || error.field === 'username')) {
             setErrors({ [error.field]: error.message });
@@ -62,7 +68,8 @@ export function LoginPage() {
             <p cds-text="secondary">Storage acceleration for VDI on vSphere</p>
           </div>
         </div>
-        {sessionEnded() && !formError && <FormAlert status="warning">Your session has ended. Log in again.</FormAlert>}
+        {restored && !formError && <RestoreResult report={restored} />}
+        {!restored && sessionEnded() && !formError && <FormAlert status="warning">Your session has ended. Log in again.</FormAlert>}
         {formError && <FormAlert>{formError}</FormAlert>}
         <TextField
           label="User name"

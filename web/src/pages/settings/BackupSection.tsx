@@ -1,8 +1,9 @@
 import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
-import { MIN_PASSPHRASE, type RestoreReport, useMakeBackup, useRestoreBackup } from '../../api/backup';
+import { MIN_PASSPHRASE, useMakeBackup, useRestoreBackup } from '../../api/backup';
 import { ApiError, messageOf } from '../../api/errors';
 import { FormAlert } from '../../components/FormAlert';
+import { RestoreResult } from '../../components/RestoreResult';
 import { TextField } from '../../components/TextField';
 
 /** Back up the configuration to a passphrase-encrypted file; restore one onto this appliance. */
@@ -103,37 +104,5 @@ function RestoreForm() {
       {restore.isError && <FormAlert>{messageOf(restore.error)}</FormAlert>}
       {restore.isSuccess && <RestoreResult report={restore.data} />}
     </form>
-  );
-}
-
-function RestoreResult({ report }: { report: RestoreReport }) {
-  const lost = report.not_restored;
-  return (
-    <div data-testid="restore-report">
-      <FormAlert status={lost.length ? 'warning' : 'success'}>
-        Restored the configuration of {report.source_hostname} (backup of {report.created_at}, arcvsa{' '}
-        {report.source_version}).
-        {report.sessions_ended && ' Every login ended: log in again with the accounts of the backup.'}
-      </FormAlert>
-      <ul>
-        <li>Pools imported: {report.pools_imported.join(', ') || 'none'}{report.pools_present.length > 0 && ` (already imported: ${report.pools_present.join(', ')})`}</li>
-        <li>NFS exports served ({report.nfs_backend}): {report.exports_applied.join(', ') || 'none'}</li>
-        <li>iSCSI targets: {report.iscsi_targets_applied.join(', ') || 'none'}</li>
-        <li>Users: {report.users.join(', ')}; vCenter connections: {report.vcenters.join(', ') || 'none'}</li>
-        <li>Notifications {report.notify_restored ? 'restored' : 'not in the backup'}; tuning: {Object.keys(report.tuning_applied).length} parameters; certificate {report.tls_installed ? 'installed (served after the api restarts)' : 'not installed'}</li>
-      </ul>
-      {lost.length > 0 && (
-        <>
-          <p>Not restored:</p>
-          <ul data-testid="restore-not-restored">
-            {lost.map((item) => (
-              <li key={`${item.kind}/${item.name}`}>
-                {item.kind} {item.name}: {item.reason}
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-    </div>
   );
 }
