@@ -19,24 +19,13 @@ from api.exports import service as exports
 from api.exports.table import NfsExport, StorageSetting
 from appliance.control.nfs import backends
 from appliance.control.nfs.backends import Backend
-from appliance.control.nfs.model import Export, Protocol, check_set
+from appliance.control.nfs.model import Export, check_set
 from appliance.control.observed import Part
-
-
-class BackupExport(BaseModel):
-    """An NFS export as stored (its path is looked up again on restore)."""
-
-    export_id: int = Field(description="ganesha Export_Id / knfsd fsid")
-    dataset: str = Field(description="the exported dataset")
-    path: str = Field(description="its mount point when the backup was made")
-    protocol: Protocol = Field(description="NFS version")
-    clients: list[str] = Field(description="ESXi host addresses")
-    insecure_ports: bool = Field(description="client ports above 1023 accepted")
 
 
 class Nfs(BaseModel):
     backend: Backend | None = Field(description="the NFS server chosen (None: never chosen)")
-    exports: list[BackupExport] = Field(description="NFS exports")
+    exports: list[Export] = Field(description="NFS exports (each path looked up again on restore)")
 
 
 class NfsSection(Section):
@@ -49,7 +38,7 @@ class NfsSection(Section):
         chosen = ctx.db.get(StorageSetting, exports.BACKEND_KEY)
         return Nfs(
             backend=Backend(chosen.value) if chosen is not None else None,
-            exports=[BackupExport.model_validate(e.model_dump()) for e in exports.desired(ctx.db)],
+            exports=exports.desired(ctx.db),
         )
 
     def needs(self, value: Nfs) -> Iterable[str]:
