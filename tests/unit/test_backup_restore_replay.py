@@ -1,6 +1,6 @@
 """A backup restored onto a fresh appliance that sees the same LUNs, on the ``backup_restore`` recording
-(fixtures.appliance.backup_flows): the restore imports the pool, serves the export whose dataset is
-there, applies the tuning, and reports the export whose dataset was
+(fixtures.appliance.backup_flows): the restore imports the pool by its GUID, stores the export whose
+dataset is there and serves it, holds the tuning plan, and reports the export whose dataset was
 destroyed after the backup instead of dropping it. The same restore, of the same file, runs the same
 commands as it did live in the lab VM, nothing more.
 
@@ -29,9 +29,15 @@ def test_the_restore_answers_and_runs_what_it_did_live(tmp_path: Path) -> None:
     report = answers[0]["body"]
     assert answers[0]["status"] == 200, report
     assert report["pools_imported"] == ["tank"] and report["pools_present"] == []
-    assert report["exports_applied"] == [101] and report["nfs_backend"] == "ganesha"
-    assert report["iscsi_targets_applied"] == []  # none in this backup (see fixtures.appliance.backup_flows)
-    assert report["tuning_applied"] == backup_flows.TUNED
+    guid = load("backup_restore")["backup_guid"]
+    assert ["zpool", "import", "-d", "/dev/disk/by-id", guid, "tank"] in runner.calls  # by GUID, not by name
+    restored = {s["section"]: s["items"] for s in report["restored"]}
+    assert restored["nfs"] == ["101"]
+    assert restored["iscsi"] == []  # none in this backup (see fixtures.appliance.backup_flows)
+    assert restored["tuning"] == [f"{k}={v}" for k, v in sorted(backup_flows.TUNED.items())]
+    converged = {c["section"]: c for c in report["converged"]}
+    assert converged["nfs"] == {"section": "nfs", "changes": ["export 101 added to ganesha"], "failure": None}
+    assert converged["tuning"]["failure"] is None and converged["tuning"]["changes"]
     lost = {(m["kind"], m["name"]) for m in report["not_restored"]}
     assert lost == {("dataset", "tank/gone"), ("export", "102")}, report["not_restored"]
     exports = answers[1]["body"]
@@ -43,8 +49,6 @@ def test_the_recorded_file_is_sealed(tmp_path: Path) -> None:
     data = base64.b64decode(backup["file_base64"])
     assert b"tank/ds1" not in data  # sealed: nothing of the configuration readable without the passphrase
     payload = envelope.unseal(data, backup["passphrase"])
-    assert payload["iscsi_targets"] == []
-    assert payload["storage"] == {
-        "pools": ["tank"],
-        "datasets": ["tank/ds1", "tank/gone"],
-    }  # what exports need
+    assert payload["sections"]["iscsi"] == {"targets": []}
+    assert payload["pools"] == [{"name": "tank", "guid": load("backup_restore")["backup_guid"]}]
+    assert payload["datasets"] == ["tank/ds1", "tank/gone"]  # what exports need
