@@ -68,3 +68,22 @@ def test_a_section_that_does_not_match_its_model_is_refused_by_name(section: str
     payload.sections[section] = {"not": "this"}
     with pytest.raises(envelope.BackupMalformed, match=f"cannot be read: {section}"):
         service.values(payload, BACKUP_SECTIONS)
+
+
+def test_every_format_1_list_lands_in_its_section() -> None:
+    """The recorded file's lists that were empty there, filled one by one: each reaches its section."""
+    data, passphrase = _format1()
+    raw = envelope.unseal(data, passphrase)
+    vcenter = {"name": "vc", "host": "vc.example.com", "port": 443, "username": "u", "password": "lab-only-1",
+               "thumbprint_sha256": None, "created_at": "2026-11-01T00:00:00"}  # fmt: skip
+    target = {"iqn": "iqn.2026-11.lab.arcvsa:t", "zvol": "tank/lun0", "initiators": [], "chap": None}
+    token = {"name": "prometheus", "token_sha256": "0" * 64, "created_by": "admin",
+             "created_at": "2026-11-01T00:00:00", "last_used_at": None}  # fmt: skip
+    skipped = {"kind": "iscsi_target", "name": "iqn.2026-11.lab.arcvsa:other", "reason": "not made by arcvsa"}
+    raw.update(vcenters=[vcenter], iscsi_targets=[target], scrape_tokens=[token], skipped=[skipped])
+    payload = Payload.model_validate(migrate.current(1, raw))
+    assert payload.sections["vcenters"] == {"vcenters": [vcenter]}
+    assert payload.sections["iscsi"] == {"targets": [target]}
+    assert payload.sections["scrape_tokens"] == {"tokens": [token]}
+    assert [s.model_dump() for s in payload.skipped] == [skipped]
+    service.values(payload, BACKUP_SECTIONS)  # and each still fits its section's model
