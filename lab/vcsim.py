@@ -36,11 +36,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from pyVmomi import vim, vmodl
 
+from pki import Extension, Validity, self_signed
 from process import ProcessError, run
 from provisioning.certificate import fetch_certificate
 from provisioning.errors import Unreachable
@@ -116,25 +117,16 @@ def write_self_signed(
             x509.NameAttribute(NameOID.COMMON_NAME, host),
         ]
     )
-    now = dt.datetime.now(dt.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - dt.timedelta(minutes=5))
-        .not_valid_after(now + dt.timedelta(days=days))
-    )
+    extensions: list[Extension] = []
     try:
         address = ipaddress.ip_address(host)
     except ValueError:
         pass
     else:
-        builder = builder.add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(address)]), critical=False
-        )
-    cert = builder.sign(key, hashes.SHA256())
+        extensions.append(Extension(x509.SubjectAlternativeName([x509.IPAddress(address)]), critical=False))
+    now = dt.datetime.now(dt.UTC)
+    validity = Validity(not_before=now - dt.timedelta(minutes=5), not_after=now + dt.timedelta(days=days))
+    cert = self_signed(key, name, validity=validity, extensions=extensions)
     directory.mkdir(parents=True, exist_ok=True)
     cert_path, key_path = directory / f"{stem}.crt", directory / f"{stem}.key"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))

@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from ovf.errors import SigningKeyInvalid
+from pki import Extension, Validity, self_signed
 
 # OVF signatures are SHA256 with RSA (what ovftool writes and vSphere checks); NIST SP 800-131A
 # disallows RSA signing keys under 2048 bits.
@@ -96,18 +97,15 @@ def make_lab_signer(folder: Path, *, now: dt.datetime | None = None) -> OvaSigne
         digital_signature=True, content_commitment=False, key_encipherment=False, data_encipherment=False,
         key_agreement=False, key_cert_sign=False, crl_sign=False, encipher_only=False, decipher_only=False,
     )  # fmt: skip
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(start)
-        .not_valid_after(start + dt.timedelta(days=LAB_VALID_DAYS))
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(usage, critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CODE_SIGNING]), critical=False)
-        .sign(key, hashes.SHA256())
+    cert = self_signed(
+        key,
+        name,
+        validity=Validity(not_before=start, not_after=start + dt.timedelta(days=LAB_VALID_DAYS)),
+        extensions=[
+            Extension(x509.BasicConstraints(ca=False, path_length=None), critical=True),
+            Extension(usage, critical=True),
+            Extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CODE_SIGNING]), critical=False),
+        ],
     )
     folder.mkdir(parents=True, exist_ok=True)
     key_path, cert_path = folder / LAB_KEY_NAME, folder / LAB_CERT_NAME

@@ -11,9 +11,11 @@ import ipaddress
 from pathlib import PurePosixPath
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+import pki
 
 CERT = PurePosixPath("/var/lib/arcvsa/tls.crt")
 KEY = PurePosixPath("/var/lib/arcvsa/tls.key")
@@ -35,18 +37,15 @@ def self_signed(
     if address is not None:
         alt.append(x509.IPAddress(address))
     start = now - dt.timedelta(minutes=5)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(start)
-        .not_valid_after(start + dt.timedelta(days=VALID_DAYS))
-        .add_extension(x509.SubjectAlternativeName(alt), critical=False)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
-        .sign(key, hashes.SHA256())
+    cert = pki.self_signed(
+        key,
+        name,
+        validity=pki.Validity(not_before=start, not_after=start + dt.timedelta(days=VALID_DAYS)),
+        extensions=[
+            pki.Extension(x509.SubjectAlternativeName(alt), critical=False),
+            pki.Extension(x509.BasicConstraints(ca=False, path_length=None), critical=True),
+            pki.Extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False),
+        ],
     )
     key_pem = key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()

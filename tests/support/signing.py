@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 
+import pki
+
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
-PrivateKey = rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey
+PrivateKey = pki.PrivateKey
 
 
 def rsa_key(bits: int = 2048) -> rsa.RSAPrivateKey:
@@ -32,16 +34,12 @@ def issue(
     """A certificate for `key`, self-signed unless `issuer` (its key and certificate) signs it."""
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
     signing_key, issuer_name = (key, name) if issuer is None else (issuer[0], issuer[1].subject)
-    return (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(issuer_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
-        .sign(signing_key, hashes.SHA256())
+    return pki.issue(
+        key.public_key(),
+        name,
+        issuer=(signing_key, issuer_name),
+        validity=pki.Validity(not_before, not_after),
+        extensions=[pki.Extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)],
     )
 
 

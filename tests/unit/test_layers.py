@@ -1,5 +1,5 @@
-"""Imports only look down: api → provisioning | appliance → system tools; zfs_tuning and process (the one
-process runner, which every package may use) import none of them."""
+"""Imports only look down: api → provisioning | appliance → system tools; zfs_tuning, process (the one
+process runner, which every package may use) and pki (the one certificate builder) import none of them."""
 
 from __future__ import annotations
 
@@ -7,19 +7,20 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = {"api", "provisioning", "appliance", "zfs_tuning", "ovf", "lab", "process"}
+PACKAGES = {"api", "provisioning", "appliance", "zfs_tuning", "ovf", "lab", "process", "pki"}
 SKIP = {".venv", ".git", "web", "tests", "build", "var", "dist", "node_modules"}
 
 # What each package may import of the others (anything not named is forbidden).
 ALLOWED = {
-    "api": {"provisioning", "appliance", "zfs_tuning", "ovf", "process"},
-    "provisioning": {"zfs_tuning", "ovf", "process"},
-    "appliance": {"zfs_tuning", "ovf", "process"},
-    "ovf": {"process"},
+    "api": {"provisioning", "appliance", "zfs_tuning", "ovf", "process", "pki"},
+    "provisioning": {"zfs_tuning", "ovf", "process", "pki"},
+    "appliance": {"zfs_tuning", "ovf", "process", "pki"},
+    "ovf": {"process", "pki"},
     "zfs_tuning": {"process"},
     "process": set(),
+    "pki": set(),
     # The lab stands in for vSphere and the SAN; it may drive the product like a user would.
-    "lab": {"api", "provisioning", "appliance", "ovf", "zfs_tuning", "process"},
+    "lab": {"api", "provisioning", "appliance", "ovf", "zfs_tuning", "process", "pki"},
 }
 
 

@@ -172,3 +172,22 @@ def test_the_lab_signer_is_a_fresh_self_signed_code_signing_key(tmp_path: Path) 
     second = make_lab_signer(tmp_path / "lab", now=NOW)
     assert second.certificates != first.certificates, "a new key each build"
     assert stat.S_IMODE(key_path.stat().st_mode) == 0o600
+
+
+def test_the_lab_certificate_may_sign_code_and_nothing_else(tmp_path: Path) -> None:
+    (cert,) = make_lab_signer(tmp_path / "lab", now=NOW).certificates
+    sign_only = x509.KeyUsage(
+        digital_signature=True, content_commitment=False, key_encipherment=False, data_encipherment=False,
+        key_agreement=False, key_cert_sign=False, crl_sign=False, encipher_only=False, decipher_only=False,
+    )  # fmt: skip
+    assert [(e.value, e.critical) for e in cert.extensions] == [
+        (x509.BasicConstraints(ca=False, path_length=None), True),
+        (sign_only, True),
+        (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.CODE_SIGNING]), False),
+    ]
+    # valid from five minutes before the build, so a signing host's clock a little behind still accepts it
+    assert cert.not_valid_before_utc == NOW - dt.timedelta(minutes=5)
+    assert cert.not_valid_after_utc == NOW - dt.timedelta(minutes=5) + dt.timedelta(days=LAB_VALID_DAYS)
+    public = cert.public_key()
+    assert isinstance(public, rsa.RSAPublicKey) and public.key_size == 3072
+    assert isinstance(cert.signature_hash_algorithm, hashes.SHA256)
