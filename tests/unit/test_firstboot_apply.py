@@ -241,7 +241,7 @@ def test_cli_reports_a_refused_environment(tmp_path: Path, capsys: pytest.Captur
     err = capsys.readouterr().err
     assert "admin_password (Administrator password): needs at least 8 characters" in err
     assert "nothing applied" in err
-    assert sorted(files_under(root)) == ["var/lib/arcvsa/firstboot.json"]
+    assert sorted(files_under(root)) == ["etc/issue.d/arcvsa.issue", "var/lib/arcvsa/firstboot.json"]
     report = json.loads((root / "var/lib/arcvsa/firstboot.json").read_text())
     assert report["status"] == "refused"
     assert [e["key"] for e in report["errors"]] == [
