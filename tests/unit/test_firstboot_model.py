@@ -421,3 +421,10 @@ def test_a_dependency_on_an_absent_property_without_default_is_not_met() -> None
         validate_properties({"admin_password": PASSWORD, "zone": "X"}, catalogue)
     assert [str(e) for e in caught.value.errors] == ["zone_x_note (Note): is required when zone is X"]
 
+
+def test_the_labs_properties_pass_first_boots_checks() -> None:
+    from lab.appliance_env import LAB_FQDN, LAB_SEARCH, lab_properties
+
+    props = validate_properties(lab_properties(PASSWORD, ADMIN_KEY))
+    assert props.text("fqdn") == LAB_FQDN
+    assert props.text("dns_search") == ",".join(LAB_SEARCH)
