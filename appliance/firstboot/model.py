@@ -189,8 +189,9 @@ def validate_properties(
             errors.append(FieldError(key, specs[key].label, _message(specs[key], error)))
     reported = {e.key for e in errors}
     errors.extend(e for e in _presence_errors(prepared, catalogue) if e.key not in reported)
-    if instance is not None:  # the rules read values their own checks passed
-        errors.extend(cross_errors(instance.model_dump(), specs))
+    reported = {e.key for e in errors}
+    given = {spec.key: prepared.get(spec.key, spec.default or "") for spec in catalogue.properties}
+    errors.extend(e for e in cross_errors(given, specs) if e.key not in reported)
     if errors or instance is None:
         order = list(specs)
         raise ConfigInvalid(sorted(errors, key=lambda e: order.index(e.key)))

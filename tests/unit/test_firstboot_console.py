@@ -157,6 +157,28 @@ def test_no_password_reaches_the_console(tmp_path: Path) -> None:
     assert "- ipv4_prefix (IPv4 prefix length): must be between 1 and 32 (got '33')" in text
 
 
+def test_a_refused_fqdn_and_search_list_are_on_the_console_and_in_health(tmp_path: Path) -> None:
+    from api.appliance.service import firstboot
+    from api.settings import Settings
+
+    root = tmp_path / "root"
+    root.mkdir()
+    values = {"hostname": "vsa01", "admin_password": "Corr3ct-Horse!", "fqdn": "vsa1.example.com"}
+    iso = make_environment_iso(
+        render_environment(values | {"dns_search": "a.com,,b.com"}), tmp_path / "e.iso"
+    )
+    assert firstboot_cli(["--root", str(root), "--cdrom", str(iso)]) == 2
+    text = (root / ISSUE).read_text()
+    assert "- fqdn (FQDN): starts with 'vsa1', not with the host name 'vsa01'" in text
+    assert "- dns_search (DNS search domains): entry 2 of 'a.com,,b.com' is empty" in text
+    health = firstboot(Settings(data_dir=root / "var/lib/arcvsa"))
+    assert health.status == "refused"
+    assert [(e.key, e.message.split(":")[0]) for e in health.errors] == [
+        ("fqdn", "starts with 'vsa1', not with the host name 'vsa01'"),
+        ("dns_search", "entry 2 of 'a.com,,b.com' is empty (a comma too many?)"),
+    ]
+
+
 def test_first_boot_renders_it_when_it_applies(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)

@@ -296,10 +296,23 @@ def test_the_fqdn_follows_the_host_name() -> None:
 
 
 def test_other_refusals_do_not_hide_the_fqdns() -> None:
-    assert _refusals(ipv4_mode="static", fqdn="other.example.com") == [
+    mismatch = (
         "fqdn (FQDN): starts with 'other', not with the host name 'arcvsa': "
-        "it must be the host name followed by its domain, like arcvsa.example.com",
+        "it must be the host name followed by its domain, like arcvsa.example.com"
+    )
+    assert _refusals(ipv4_mode="static", fqdn="other.example.com") == [
+        mismatch,
         "ipv4_address (IPv4 address): is required when ipv4_mode is static",
+    ]
+    assert _refusals(ipv4_prefix="33", fqdn="other.example.com") == [
+        mismatch,
+        "ipv4_prefix (IPv4 prefix length): must be between 1 and 32 (got '33')",
+    ]
+
+
+def test_an_empty_host_name_is_refused_alone() -> None:
+    assert _refusals(hostname="", fqdn="other.example.com") == [
+        "hostname (Host name): is empty; it needs at least 1 characters"
     ]
 
 
