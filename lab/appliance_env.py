@@ -19,6 +19,10 @@ LAB_ADDRESS = "10.0.2.15"
 LAB_PREFIX = "24"
 LAB_GATEWAY = "10.0.2.2"
 LAB_DNS = "10.0.2.3"
+# .test is reserved for testing (RFC 6761): no real name is ever shadowed.
+LAB_DOMAIN = "lab.arcvsa.test"
+LAB_FQDN = f"{LAB_HOSTNAME}.{LAB_DOMAIN}"
+LAB_SEARCH = (LAB_DOMAIN, "arcvsa.test")
 
 
 def new_password() -> str:
@@ -30,6 +34,7 @@ def lab_properties(password: str, ssh_public_key: str, overrides: Mapping[str, s
     """The lab's property values; ``overrides`` may set any property, valid or not (fault tests)."""
     values = {
         "hostname": LAB_HOSTNAME,
+        "fqdn": LAB_FQDN,
         "role": "appliance",
         "admin_password": password,
         "ssh_authorized_key": ssh_public_key.strip(),
@@ -38,6 +43,7 @@ def lab_properties(password: str, ssh_public_key: str, overrides: Mapping[str, s
         "ipv4_prefix": LAB_PREFIX,
         "ipv4_gateway": LAB_GATEWAY,
         "dns_servers": LAB_DNS,
+        "dns_search": ",".join(LAB_SEARCH),
         "nfs_backend": "ganesha",
     }
     values.update(overrides)

@@ -1,4 +1,5 @@
-"""The serial console of a lab VM: its last lines for an error, the guest kernel's panic, the login prompt.
+"""The serial console of a lab VM: its last lines for an error, the guest kernel's panic, the login prompt,
+and the appliance's greeting above that prompt.
 
 A lab VM whose kernel panicked (appliance.image.serial says why an emulated one can) fails in
 seconds, in the kernel's own words, instead of timing out ten minutes later with a path to a file on
@@ -14,9 +15,21 @@ from pathlib import Path
 
 from appliance.image.serial import panic, text
 
-__all__ = ["BootStalled", "ConsoleError", "GuestPanicked", "check", "panic", "tail", "text", "wait_login"]
+__all__ = [
+    "BootStalled",
+    "ConsoleError",
+    "GuestPanicked",
+    "check",
+    "greetings",
+    "panic",
+    "tail",
+    "text",
+    "wait_login",
+]
 
 LOGIN = re.compile(r"\S+ login: ")
+# The first line of the appliance's issue text (appliance.firstboot.console), as agetty draws it.
+GREETING = re.compile(r"^arcvsa \S+ - virtual storage appliance$", re.MULTILINE)
 
 
 class ConsoleError(RuntimeError):
@@ -39,6 +52,21 @@ def tail(path: Path, lines: int = 12) -> str:
     """The last non-blank lines of the console (for an error)."""
     kept = [line.rstrip() for line in text(path).replace("\r", "\n").splitlines() if line.strip()]
     return "\n".join(kept[-lines:]) or "(no console output)"
+
+
+def greetings(path: Path) -> list[str]:
+    """Each greeting agetty drew in full (up to its login prompt), oldest first, lines ended by '\\n'.
+
+    agetty draws it again when the address changes, so the last one is the current one."""
+    seen = text(path).replace("\r", "")
+    starts = [m.start() for m in GREETING.finditer(seen)]
+    drawn = []
+    for index, start in enumerate(starts):
+        after = starts[index + 1] if index + 1 < len(starts) else len(seen)
+        prompt = LOGIN.search(seen, start, after)
+        if prompt is not None:
+            drawn.append(seen[start : prompt.start()])
+    return drawn
 
 
 def check(path: Path, alive: bool) -> str:

@@ -14,6 +14,9 @@ import struct
 from collections.abc import Callable
 
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")  # fullmatch: '$' would let a trailing newline in
+MAX_NAME = (
+    253  # RFC 1035's 255 octets on the wire, less the length bytes, written as text without the root dot
+)
 SSH_KEY_TYPES = frozenset(
     {
         "ssh-ed25519",
@@ -76,6 +79,61 @@ def host_list(value: str) -> str:
     return ",".join(_host(item) for item in _items(value))
 
 
+def _domain_problem(name: str) -> str | None:
+    """Why `name` (lower-cased, no trailing dot) is not a DNS name; None when it is one."""
+    if len(name) > MAX_NAME:
+        return f"is {len(name)} characters long; a DNS name has at most {MAX_NAME}"
+    labels = name.split(".")
+    if "" in labels:
+        return "has an empty label (two dots in a row, or a dot at the start)"
+    for label in labels:
+        if not _LABEL.fullmatch(label):
+            return (
+                f"has the label {label!r}: a label is 1-63 letters, digits or hyphens, "
+                "not starting or ending with a hyphen"
+            )
+    if labels[-1].isdigit():
+        return f"ends in the label {labels[-1]!r}, all digits (a top-level domain never is)"
+    return None
+
+
+def _absolute(value: str) -> str:
+    """Lower-cased, without the one trailing dot of an absolute name."""
+    name = value.strip().lower()
+    return name[:-1] if name.endswith(".") else name
+
+
+def fqdn(value: str) -> str:
+    """A fully qualified domain name (RFC 1123): at least a host label and a domain, at most 253."""
+    if not value.strip():
+        return ""
+    name = _absolute(value)
+    problem = _domain_problem(name)
+    if problem is None and "." not in name:
+        problem = (
+            "is one label; a fully qualified name is the host name and its domain, like arcvsa01.example.com"
+        )
+    if problem is not None:
+        raise ValueError(f"{value!r} {problem}")
+    return name
+
+
+def domain_list(value: str) -> str:
+    """Comma-separated DNS domains (each as `fqdn` checks a name, one label allowed), as 'a,b'."""
+    if not value.strip():
+        return ""
+    names = []
+    for number, item in enumerate(value.split(","), start=1):
+        if not item.strip():
+            raise ValueError(f"entry {number} of {value!r} is empty (a comma too many?)")
+        name = _absolute(item)
+        problem = _domain_problem(name)
+        if problem is not None:
+            raise ValueError(f"entry {number}, {item.strip()!r}, {problem}")
+        names.append(name)
+    return ",".join(names)
+
+
 def ssh_public_key(value: str) -> str:
     """One OpenSSH public key line: type, base64 key whose embedded type matches, optional comment."""
     if not value.strip():
@@ -103,4 +161,6 @@ CHECKS: dict[str, Callable[[str], str]] = {
     "ipv4-list": ipv4_list,
     "host-list": host_list,
     "ssh-public-key": ssh_public_key,
+    "fqdn": fqdn,
+    "domain-list": domain_list,
 }

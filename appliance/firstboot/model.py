@@ -4,7 +4,8 @@ Each vApp property becomes one pydantic field: its OVF type gives the Python typ
 the constraints (MinLen/MaxLen, MinValue/MaxValue, ValueMap -> Literal), `password` makes it a
 SecretStr, `format` adds a check from formats.CHECKS. So what the deploy wizard lets an admin type
 and what the appliance accepts come from the same lines. Refusals are gathered per field into one
-ConfigInvalid, with messages that never repeat a password.
+ConfigInvalid, with messages that never repeat a password; the few rules between two properties are
+written by hand in rules.py.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic_core import ErrorDetails
 
 from appliance.firstboot.errors import ConfigInvalid, FieldError
 from appliance.firstboot.formats import CHECKS
+from appliance.firstboot.rules import cross_errors
 from ovf.properties import INTEGER_TYPES, PropertyCatalogue, PropertySpec, load_catalogue
 
 
@@ -187,6 +189,9 @@ def validate_properties(
             errors.append(FieldError(key, specs[key].label, _message(specs[key], error)))
     reported = {e.key for e in errors}
     errors.extend(e for e in _presence_errors(prepared, catalogue) if e.key not in reported)
+    reported = {e.key for e in errors}
+    given = {spec.key: prepared.get(spec.key, spec.default or "") for spec in catalogue.properties}
+    errors.extend(e for e in cross_errors(given, specs) if e.key not in reported)
     if errors or instance is None:
         order = list(specs)
         raise ConfigInvalid(sorted(errors, key=lambda e: order.index(e.key)))

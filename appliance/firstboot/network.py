@@ -25,6 +25,7 @@ class NetworkIntent:
     address: ipaddress.IPv4Interface | None
     gateway: ipaddress.IPv4Address | None = None
     dns: tuple[ipaddress.IPv4Address, ...] = ()
+    domains: tuple[str, ...] = ()
 
     @property
     def dhcp(self) -> bool:
@@ -48,18 +49,19 @@ def static_problems(address: ipaddress.IPv4Interface, gateway: ipaddress.IPv4Add
 
 def network_intent(props: ValidatedProperties) -> tuple[NetworkIntent, list[str]]:
     """The intent for the properties, and warnings when a static configuration fell back to DHCP."""
+    domains = tuple(d for d in props.text("dns_search").split(",") if d)
     if props.text("ipv4_mode") != "static":
-        return NetworkIntent(address=None), []
+        return NetworkIntent(address=None, domains=domains), []
     address = ipaddress.IPv4Interface(f"{props.text('ipv4_address')}/{props.integer('ipv4_prefix')}")
     gateway_text = props.text("ipv4_gateway")
     gateway = ipaddress.IPv4Address(gateway_text) if gateway_text else None
     problems = static_problems(address, gateway)
     if problems:
-        return NetworkIntent(address=None), [
+        return NetworkIntent(address=None, domains=domains), [
             f"static IPv4 configuration not usable ({'; '.join(problems)}): using DHCP instead"
         ]
     dns = tuple(ipaddress.IPv4Address(d) for d in props.text("dns_servers").split(",") if d)
-    return NetworkIntent(address=address, gateway=gateway, dns=dns), []
+    return NetworkIntent(address=address, gateway=gateway, dns=dns, domains=domains), []
 
 
 def render_network(intent: NetworkIntent) -> str:
@@ -79,4 +81,7 @@ def render_network(intent: NetworkIntent) -> str:
         if intent.gateway is not None:
             lines.append(f"Gateway={intent.gateway}")
         lines.extend(f"DNS={server}" for server in intent.dns)
+    if intent.domains:
+        # The link's search domains: resolved searches them for names without a dot, with DHCP too.
+        lines.append(f"Domains={' '.join(intent.domains)}")
     return "\n".join(lines) + "\n"

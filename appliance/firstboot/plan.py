@@ -32,10 +32,13 @@ class Plan:
     warnings: tuple[str, ...]
 
 
-def with_hostname(hosts: str, hostname: str) -> str:
-    """/etc/hosts with the 127.0.1.1 line (Debian's own-name convention) naming `hostname`."""
+def with_hostname(hosts: str, hostname: str, fqdn: str = "") -> str:
+    """/etc/hosts with the 127.0.1.1 line (Debian's own-name convention) naming `hostname`.
+
+    With an FQDN it comes first, the short name after it: `hostname --fqdn` answers the first name.
+    """
     lines = [line for line in hosts.splitlines() if not line.split("#", 1)[0].strip().startswith("127.0.1.1")]
-    entry = f"127.0.1.1\t{hostname}"
+    entry = f"127.0.1.1\t{fqdn} {hostname}" if fqdn else f"127.0.1.1\t{hostname}"
     for index, line in enumerate(lines):
         if line.split("#", 1)[0].strip().startswith("127.0.0.1"):
             lines.insert(index + 1, entry)
@@ -54,9 +57,10 @@ def with_authorized_key(existing: str, key: str) -> str:
 
 
 def appliance_config(props: ValidatedProperties) -> bytes:
-    """/etc/arcvsa/appliance.json: what the api and the storage control read (role, NFS backend)."""
+    """/etc/arcvsa/appliance.json: what the api, the storage control and the console read."""
     data = {
         "hostname": props.text("hostname"),
+        "fqdn": props.text("fqdn"),
         "role": props.text("role"),
         "nfs_backend": props.text("nfs_backend"),
     }
@@ -72,7 +76,7 @@ def make_plan(
     os_user: str = "root",
 ) -> Plan:
     """The full plan; reads /etc/shadow and /etc/hosts under `root`, writes nothing."""
-    hostname = props.text("hostname")
+    hostname, fqdn = props.text("hostname"), props.text("fqdn")
     intent, warnings = network.network_intent(props)
     shadow = read_text(root, accounts.SHADOW)
     if shadow is None:
@@ -81,10 +85,10 @@ def make_plan(
     days = (now.date() - dt.date(1970, 1, 1)).days
     new_shadow = accounts.with_shadow_hash(shadow, os_user, accounts.crypt_sha512(password, runner), days)
     ntp = [s for s in props.text("ntp_servers").split(",") if s]
-    cert, key = tls.self_signed(hostname, None if intent.address is None else intent.address.ip, now)
+    cert, key = tls.self_signed(hostname, None if intent.address is None else intent.address.ip, now, fqdn)
     files = [
         FileChange(HOSTNAME, f"{hostname}\n".encode()),
-        FileChange(HOSTS, with_hostname(read_text(root, HOSTS) or DEFAULT_HOSTS, hostname).encode()),
+        FileChange(HOSTS, with_hostname(read_text(root, HOSTS) or DEFAULT_HOSTS, hostname, fqdn).encode()),
         FileChange(network.NETWORK_FILE, network.render_network(intent).encode()),
         FileChange(chrony.SOURCES_FILE, chrony.render_sources(ntp).encode()),
         FileChange(APPLIANCE_CONFIG, appliance_config(props)),

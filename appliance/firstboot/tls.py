@@ -1,4 +1,4 @@
-"""The appliance's first TLS certificate: self-signed, for its host name and static address.
+"""The appliance's first TLS certificate: self-signed, for its host name, FQDN and static address.
 
 It is written where the api looks for it (/var/lib/arcvsa/tls.crt and tls.key) and only when no
 certificate is there yet, so an admin's own certificate is never replaced.
@@ -23,17 +23,19 @@ VALID_DAYS = 825  # the longest validity browsers accept for a server certificat
 
 
 def self_signed(
-    hostname: str, address: ipaddress.IPv4Address | None, now: dt.datetime
+    hostname: str, address: ipaddress.IPv4Address | None, now: dt.datetime, fqdn: str = ""
 ) -> tuple[bytes, bytes]:
-    """(certificate PEM, private key PEM) for `hostname` (and `address` when static); EC P-256."""
+    """(certificate PEM, private key PEM) for `hostname` (and `fqdn`, `address` when set); EC P-256."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name(
         [
-            x509.NameAttribute(NameOID.COMMON_NAME, hostname),
+            x509.NameAttribute(NameOID.COMMON_NAME, fqdn or hostname),
             x509.NameAttribute(NameOID.ORGANIZATION_NAME, "arcvsa"),
         ]
     )
     alt: list[x509.GeneralName] = [x509.DNSName(hostname), x509.DNSName("localhost")]
+    if fqdn:
+        alt.insert(0, x509.DNSName(fqdn))
     if address is not None:
         alt.append(x509.IPAddress(address))
     start = now - dt.timedelta(minutes=5)

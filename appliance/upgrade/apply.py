@@ -38,7 +38,13 @@ from appliance.upgrade.errors import UpgradeError, UpgradeFailed
 
 API_UNIT = "arcvsa-api.service"
 # The slice first: the api's unit names it.
-UNITS = ("arcvsa.slice", "arcvsa-api.service", "arcvsa-metrics.service", "arcvsa-firstboot.service")
+UNITS = (
+    "arcvsa.slice",
+    "arcvsa-api.service",
+    "arcvsa-metrics.service",
+    "arcvsa-firstboot.service",
+    "arcvsa-console.service",
+)
 UNIT_DIR = Path("/etc/systemd/system")
 HEALTH_URL = "https://127.0.0.1:443/api/health"
 # The api's first start after a switch migrates the database and imports everything, on a slow CPU too.

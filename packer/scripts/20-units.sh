@@ -1,6 +1,6 @@
 #!/bin/bash
-# Install the units (the list upgrades install too: appliance.upgrade.apply.UNITS), enable first boot
-# and the api, and make sure the image has not been "first-booted" already.
+# Install the units (the list upgrades install too: appliance.upgrade.apply.UNITS), enable first boot,
+# the console's text and the api, and make sure the image has not been "first-booted" already.
 set -euo pipefail
 
 /opt/arcvsa/venv/bin/python - <<'PY'
@@ -23,6 +23,6 @@ files.write(ganesha.DROP_IN, ganesha.DROP_IN_TEXT)
 os.makedirs(ganesha.EXPORTS_DIR, exist_ok=True)  # %dir: ganesha will not start without it
 PY
 systemctl daemon-reload
-systemctl enable arcvsa-firstboot.service arcvsa-api.service
+systemctl enable arcvsa-firstboot.service arcvsa-console.service arcvsa-api.service
 install -d -m 0700 /var/lib/arcvsa
 rm -f /var/lib/arcvsa/firstboot.done /var/lib/arcvsa/firstboot.json

@@ -9,19 +9,26 @@ from pathlib import Path
 import pytest
 from support.lab_boot import BootedAppliance, boot
 
+from lab import console
 from lab.san import San, make_luns
 from process import ProcessError, run
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1200)]
 
-BAD = {"ipv4_prefix": "33", "admin_password": ""}
+# One refusal each: out of range, empty, a label with a leading hyphen, an empty search entry.
+BAD = {
+    "ipv4_prefix": "33",
+    "admin_password": "",
+    "fqdn": "-arcvsa-lab.lab.arcvsa.test",
+    "dns_search": "lab.arcvsa.test,",
+}
 
 
 @pytest.fixture(scope="module")
 def refused(
     lab_image: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BootedAppliance]:
-    """The image booted with a /33 prefix and an empty password (its own small SAN)."""
+    """The image booted with BAD's values (its own small SAN)."""
     image, key = lab_image
     directory = tmp_path_factory.mktemp("refused")
     san = San(directory / "san", make_luns(directory / "luns", 1, 64 << 20), tied=True).start()
@@ -45,8 +52,24 @@ def test_refused_properties_are_reported_by_the_api(refused: BootedAppliance) ->
 
 
 def test_refused_properties_are_on_the_console(refused: BootedAppliance) -> None:
-    console = refused.vm.console.read_text(encoding="utf-8", errors="replace")
-    assert "ipv4_prefix" in console and "admin_password" in console, console[-3000:]
+    """First boot's own lines, and the greeting above the login prompt: each property with its reason."""
+    seen = console.text(refused.vm.console)
+    assert all(f"{key} (" in seen for key in BAD), seen[-3000:]
+    started = time.monotonic()
+    while not (drawn := [g for g in console.greetings(refused.vm.console) if "https://10.0.2.15/" in g]):
+        assert time.monotonic() - started < 180, console.tail(refused.vm.console, 30)
+        time.sleep(2)
+    greeting = drawn[-1]
+    print(f"\nconsole greeting:\n{greeting}")
+    assert f"REFUSED {len(BAD)} vApp properties, so nothing was applied:" in greeting
+    reasons = {
+        "ipv4_prefix": "must be between 1 and 32 (got '33')",
+        "admin_password": "is empty; it needs at least 8 characters",
+        "fqdn": "'-arcvsa-lab.lab.arcvsa.test' has the label '-arcvsa-lab'",
+        "dns_search": "entry 2 of 'lab.arcvsa.test,' is empty",
+    }
+    for key, reason in reasons.items():
+        assert f"- {key} (" in greeting and reason in greeting, key
 
 
 def test_nothing_was_applied(refused: BootedAppliance) -> None:

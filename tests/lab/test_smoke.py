@@ -11,10 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
+from cryptography import x509
 from support.lab_boot import BootedAppliance
 
+from lab import console
 from lab.appliance_api import ApiError
-from lab.appliance_env import LAB_ADDRESS, LAB_HOSTNAME, LAB_PREFIX
+from lab.appliance_env import LAB_ADDRESS, LAB_FQDN, LAB_HOSTNAME, LAB_PREFIX, LAB_SEARCH
 from lab.appliance_vm import ApplianceVm
 from lab.san import San
 from process import ProcessError, run
@@ -98,6 +100,37 @@ def test_first_boot_applied_the_properties(booted: BootedAppliance) -> None:
     static = [a for a in configured if a["local"] == LAB_ADDRESS and a["prefixlen"] == int(LAB_PREFIX)]
     assert static, configured
     assert not static[0].get("dynamic"), "the address came from DHCP, not from the ovf-env"
+
+
+def test_the_console_greets_with_the_product_its_version_and_web_addresses(booted: BootedAppliance) -> None:
+    """What an admin who opens the VM console sees above the login prompt, read here on the serial
+    console (agetty draws the same text on tty1). agetty draws it again once networkd has configured the
+    address, so the greeting that names the lab's address is waited for."""
+    record = json.loads((REPO / "build" / "image" / "latest.json").read_text(encoding="utf-8"))
+    address = f"https://{LAB_ADDRESS}/"
+    started = time.monotonic()
+    while not (drawn := [g for g in console.greetings(booted.vm.console) if address in g]):
+        assert time.monotonic() - started < 180, console.tail(booted.vm.console, 30)
+        time.sleep(2)
+    greeting = drawn[-1]
+    print(f"\nconsole greeting ({time.monotonic() - started:.0f} s after the api's health):\n{greeting}")
+    assert greeting.startswith(f"arcvsa {record['version']} - virtual storage appliance\n")
+    assert f"  Web interface   {address}\n" in greeting
+    assert f"https://{LAB_FQDN}/\n" in greeting
+    assert "  First boot      applied\n" in greeting
+    assert booted.properties["admin_password"] not in console.text(booted.vm.console)
+
+
+def test_the_fqdn_and_the_dns_search_domains_are_applied(booted: BootedAppliance) -> None:
+    vm = booted.vm
+    assert vm.ssh(["hostname", "--fqdn"]).strip() == LAB_FQDN
+    resolv = vm.ssh(["cat", "/etc/resolv.conf"])  # resolved's stub file: its search line is the link's
+    assert [line.split()[1:] for line in resolv.splitlines() if line.startswith("search ")] == [
+        list(LAB_SEARCH)
+    ], resolv
+    cert = x509.load_pem_x509_certificate(booted.api.cert_file.read_bytes())
+    names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert LAB_FQDN in names.get_values_for_type(x509.DNSName)
 
 
 def test_admin_password_from_the_ovf_env_works(booted: BootedAppliance) -> None:

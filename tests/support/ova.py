@@ -20,6 +20,7 @@ from ovf.signer import OvaSigner, make_lab_signer
 # Property values a deploy test fills in: a static address from TEST-NET-1, a password that passes the rules.
 PROPERTY_VALUES = {
     "hostname": "arcvsa-esx01",
+    "fqdn": "arcvsa-esx01.example.com",
     "role": "appliance",
     "admin_password": "Corr3ct-Horse!",
     "ipv4_mode": "static",
@@ -27,6 +28,7 @@ PROPERTY_VALUES = {
     "ipv4_prefix": "24",
     "ipv4_gateway": "192.0.2.1",
     "dns_servers": "192.0.2.53",
+    "dns_search": "example.com",
     "nfs_backend": "ganesha",
 }
 

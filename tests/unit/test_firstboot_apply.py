@@ -157,11 +157,12 @@ def test_ssh_key_is_added_next_to_existing_keys(applied: tuple[Path, ApplianceRu
     assert (root / "root/.ssh/authorized_keys").stat().st_mode & 0o777 == 0o600
 
 
-def test_tls_certificate_names_host_and_address(applied: tuple[Path, ApplianceRunner]) -> None:
+def test_tls_certificate_names_fqdn_host_and_address(applied: tuple[Path, ApplianceRunner]) -> None:
     root, _ = applied
     cert = x509.load_pem_x509_certificate((root / "var/lib/arcvsa/tls.crt").read_bytes())
     san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    assert "arcvsa-01" in san.get_values_for_type(x509.DNSName)
+    assert san.get_values_for_type(x509.DNSName) == ["arcvsa-01.example.com", "arcvsa-01", "localhost"]
+    assert cert.subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)[0].value == "arcvsa-01.example.com"
     assert ipaddress.IPv4Address("192.0.2.10") in san.get_values_for_type(x509.IPAddress)
     assert (root / "var/lib/arcvsa/tls.key").stat().st_mode & 0o777 == 0o600
 
@@ -216,7 +217,8 @@ def test_contradictory_static_config_falls_back_to_dhcp(tmp_path: Path) -> None:
         "static IPv4 configuration not usable (the gateway 198.51.100.1 is outside 192.0.2.0/24): "
         "using DHCP instead",
     )
-    assert_golden("firstboot-dhcp.network", (root / "etc/systemd/network/10-arcvsa.network").read_bytes())
+    # DHCP, and the search domains still the admin's
+    assert_golden("firstboot-fallback.network", (root / "etc/systemd/network/10-arcvsa.network").read_bytes())
 
 
 def test_dhcp_environment_from_the_lab_iso(tmp_path: Path) -> None:
@@ -239,7 +241,7 @@ def test_cli_reports_a_refused_environment(tmp_path: Path, capsys: pytest.Captur
     err = capsys.readouterr().err
     assert "admin_password (Administrator password): needs at least 8 characters" in err
     assert "nothing applied" in err
-    assert sorted(files_under(root)) == ["var/lib/arcvsa/firstboot.json"]
+    assert sorted(files_under(root)) == ["etc/issue.d/arcvsa.issue", "var/lib/arcvsa/firstboot.json"]
     report = json.loads((root / "var/lib/arcvsa/firstboot.json").read_text())
     assert report["status"] == "refused"
     assert [e["key"] for e in report["errors"]] == [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import struct
 
 import pytest
@@ -45,10 +46,15 @@ def test_checks_by_format_name() -> None:
         "ipv4-list": formats.ipv4_list,
         "host-list": formats.host_list,
         "ssh-public-key": formats.ssh_public_key,
+        "fqdn": formats.fqdn,
+        "domain-list": formats.domain_list,
     } == formats.CHECKS
 
 
-@pytest.mark.parametrize("check", [formats.hostname, formats.ipv4, formats.ipv4_list, formats.host_list])
+@pytest.mark.parametrize(
+    "check",
+    [formats.hostname, formats.ipv4, formats.ipv4_list, formats.host_list, formats.fqdn, formats.domain_list],
+)
 def test_an_empty_value_passes(check: object) -> None:
     assert check("") == ""  # type: ignore[operator]
 
@@ -187,3 +193,124 @@ def test_ssh_key_lines_are_normalised() -> None:
 def test_ssh_key_lines_refused(bad: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         formats.ssh_public_key(bad)
+
+
+def name_of(length: int) -> str:
+    """A DNS name of exactly ``length`` characters: labels of 63 (the last shorter), then '.com'."""
+    body, labels = length - len(".com"), []
+    while body > 0:
+        size = min(63, body)
+        if body - size == 1:  # only a dot would be left: leave room for one more label
+            size -= 1
+        labels.append("a" * size)
+        body -= size + 1  # the label and the dot after it
+    name = ".".join([*labels, "com"])
+    assert len(name) == length, (len(name), length)
+    return name
+
+
+@pytest.mark.parametrize(
+    ("good", "normalised"),
+    [
+        ("arcvsa01.example.com", "arcvsa01.example.com"),
+        ("ArcVSA01.Example.COM", "arcvsa01.example.com"),
+        ("arcvsa01.example.com.", "arcvsa01.example.com"),  # absolute: the root's dot dropped
+        (" arcvsa01.example.com\n", "arcvsa01.example.com"),  # what surrounds it is not kept
+        ("a.b", "a.b"),
+        ("a-1.b-2.c3", "a-1.b-2.c3"),
+        ("1.example.com", "1.example.com"),  # a label of digits, only not the last
+        ("h" * 63 + ".com", "h" * 63 + ".com"),
+        ("vsa." + "d" * 63, "vsa." + "d" * 63),
+        (name_of(253), name_of(253)),
+        (name_of(253) + ".", name_of(253)),
+        (" ", ""),
+    ],
+)
+def test_fqdns(good: str, normalised: str) -> None:
+    assert formats.fqdn(good) == normalised
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (name_of(254), "is 254 characters long; a DNS name has at most 253"),
+        (name_of(254) + ".", "is 254 characters long"),
+        ("h" * 64 + ".com", "has the label '" + "h" * 64 + "'"),
+        ("vsa." + "d" * 64, "has the label '" + "d" * 64 + "'"),
+        ("-vsa.example.com", "has the label '-vsa'"),
+        ("vsa-.example.com", "has the label 'vsa-'"),
+        ("vsa.-example.com", "has the label '-example'"),
+        ("vsa.example.com-", "has the label 'com-'"),
+        ("vsa_01.example.com", "has the label 'vsa_01'"),
+        ("vsa..example.com", "has an empty label"),
+        (".vsa.example.com", "has an empty label"),
+        ("vsa.example.com..", "has an empty label"),
+        ("arcvsa01", "is one label; a fully qualified name is the host name and its domain"),
+        ("arcvsa01.", "is one label"),
+        ("vsa.example.123", "ends in the label '123', all digits"),
+        ("192.0.2.10", "ends in the label '10', all digits"),  # an address is not a name
+        ("vsa.exa mple.com", "has the label 'exa mple'"),
+        ("vsa.exam\nple.com", "has the label 'exam\\nple'"),  # repr: the newline shown, not printed
+        *[
+            (f"vsa.{place('example', c, pos)}.com", "has the label")
+            for c in HOSTILE
+            if c not in " ."
+            for pos in POSITIONS
+        ],
+    ],
+)
+def test_fqdns_refused(bad: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)) as caught:
+        formats.fqdn(bad)
+    assert str(caught.value).startswith(repr(bad)), "the message names the value as given"
+
+
+def test_fqdn_length_counts_without_the_roots_dot() -> None:
+    assert len(name_of(253) + ".") == 254
+    assert formats.fqdn(name_of(253) + ".") == name_of(253)
+
+
+@pytest.mark.parametrize(
+    ("value", "normalised"),
+    [
+        ("example.com", "example.com"),
+        ("example.com,lab.example.com", "example.com,lab.example.com"),
+        (" Example.com , LAB.example.com. ", "example.com,lab.example.com"),
+        ("corp", "corp"),  # one label is a search domain too
+        ("d" * 63, "d" * 63),
+        (name_of(253), name_of(253)),
+        ("", ""),
+        ("  ", ""),
+    ],
+)
+def test_domain_lists(value: str, normalised: str) -> None:
+    assert formats.domain_list(value) == normalised
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ("example.com,", "entry 2 of 'example.com,' is empty (a comma too many?)"),
+        (",example.com", "entry 1 of ',example.com' is empty"),
+        ("a.com,,b.com", "entry 2 of 'a.com,,b.com' is empty"),
+        ("a.com, ,b.com", "entry 2 of 'a.com, ,b.com' is empty"),
+        (",", "entry 1 of ',' is empty"),
+        ("a.com," + name_of(254), f"entry 2, '{name_of(254)}', is 254 characters long"),
+        ("d" * 64, "entry 1, '" + "d" * 64 + "', has the label"),
+        ("-lab.example.com", "entry 1, '-lab.example.com', has the label '-lab'"),
+        ("lab-.example.com", "has the label 'lab-'"),
+        ("a.com,lab..example.com", "entry 2, 'lab..example.com', has an empty label"),
+        ("lab.example.123", "ends in the label '123', all digits"),
+        ("example.com lab.example.com", "has the label 'com lab'"),  # commas separate, not spaces
+        ("example.com;lab.example.com", "has the label 'com;lab'"),
+        *[
+            (place("example", c, pos) + ".com", "has the label")
+            for c in HOSTILE
+            if c not in " ."
+            for pos in POSITIONS
+        ],
+    ],
+)
+def test_domain_lists_refused(bad: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        formats.domain_list(bad)

@@ -73,6 +73,7 @@ def test_static_fixture_values() -> None:
     props = validate_properties(_values("valid-static.xml"))
     assert props.public() == {
         "hostname": "arcvsa-01",
+        "fqdn": "arcvsa-01.example.com",
         "role": "manager",
         "ssh_authorized_key": ADMIN_KEY,
         "ntp_servers": "ntp1.example.com,192.0.2.123",
@@ -81,6 +82,7 @@ def test_static_fixture_values() -> None:
         "ipv4_prefix": 24,
         "ipv4_gateway": "192.0.2.1",
         "dns_servers": "192.0.2.53,192.0.2.54",
+        "dns_search": "example.com,lab.example.com",
         "nfs_backend": "knfsd",
     }
     assert PASSWORD not in repr(props.model)
@@ -165,6 +167,7 @@ def test_defaults_fill_every_absent_property() -> None:
     props = validate_properties({"admin_password": PASSWORD})
     assert props.public() == {
         "hostname": "arcvsa",
+        "fqdn": "",
         "role": "appliance",
         "ssh_authorized_key": "",
         "ntp_servers": "",
@@ -173,6 +176,7 @@ def test_defaults_fill_every_absent_property() -> None:
         "ipv4_prefix": 24,
         "ipv4_gateway": "",
         "dns_servers": "",
+        "dns_search": "",
         "nfs_backend": "ganesha",
     }
     assert props.secret("admin_password") == PASSWORD
@@ -194,6 +198,10 @@ def test_defaults_fill_every_absent_property() -> None:
         ("dns_servers", "192.0.2.53"),
         ("ntp_servers", "ntp.example.com"),
         ("ssh_authorized_key", ADMIN_KEY),
+        ("fqdn", "arcvsa." + ".".join(["d" * 63] * 3) + "." + "d" * 54),  # 253 characters
+        ("fqdn", "arcvsa." + "d" * 63),
+        ("dns_search", "example.com,lab.example.com"),
+        ("dns_search", ",".join(["d" * 63 + ".com"] * 15)),  # 1019 characters
     ],
 )
 def test_values_at_the_edges_are_accepted(key: str, value: str) -> None:
@@ -242,11 +250,70 @@ def test_values_at_the_edges_are_accepted(key: str, value: str) -> None:
         ("dns_servers", "1" * 256, "dns_servers (DNS servers): may have at most 255 characters"),
         ("dns_servers", "192.0.2.1,x", "dns_servers (DNS servers): 'x' is not an IPv4 address"),
         ("nfs_backend", "", "nfs_backend (NFS server): must be one of ganesha, knfsd (got '')"),
+        (
+            "fqdn",
+            "arcvsa." + ".".join(["d" * 63] * 3) + "." + "d" * 55,
+            "fqdn (FQDN): 'arcvsa.ddd",  # 254 characters: the format says so, with the figure
+        ),
+        ("fqdn", "a" * 255, "fqdn (FQDN): may have at most 254 characters"),
+        ("fqdn", "arcvsa." + "d" * 64, "fqdn (FQDN): 'arcvsa.ddd"),
+        ("fqdn", "-arcvsa.example.com", "fqdn (FQDN): '-arcvsa.example.com' has the label '-arcvsa'"),
+        ("fqdn", "arcvsa", "fqdn (FQDN): 'arcvsa' is one label"),
+        ("fqdn", "vsa01.example.com", "fqdn (FQDN): starts with 'vsa01', not with the host name 'arcvsa'"),
+        ("dns_search", "example.com,", "dns_search (DNS search domains): entry 2 of 'example.com,' is empty"),
+        ("dns_search", "lab..example.com", "dns_search (DNS search domains): entry 1, 'lab..example.com'"),
+        ("dns_search", "a" * 1025, "dns_search (DNS search domains): may have at most 1024 characters"),
     ],
 )
 def test_one_bad_property_is_refused_alone(key: str, value: str, refusal: str) -> None:
     (said,) = _refusals(**{key: value})
     assert said.startswith(refusal)
+
+
+def test_an_fqdn_of_253_characters_is_accepted_and_254_refused() -> None:
+    longest = "arcvsa." + ".".join(["d" * 63] * 3) + "." + "d" * 54
+    assert len(longest) == 253
+    assert validate_properties({"admin_password": PASSWORD, "fqdn": longest}).text("fqdn") == longest
+    (said,) = _refusals(fqdn=longest + "d")
+    assert said.endswith("is 254 characters long; a DNS name has at most 253"), said
+
+
+def test_the_fqdn_follows_the_host_name() -> None:
+    assert _refusals(hostname="vsa01", fqdn="VSA01.Example.com.") == []
+    props = validate_properties(
+        {"admin_password": PASSWORD, "hostname": "VSA01", "fqdn": "vsa01.example.com"}
+    )
+    assert (props.text("hostname"), props.text("fqdn")) == ("vsa01", "vsa01.example.com")
+    assert _refusals(hostname="vsa01", fqdn="vsa1.example.com") == [
+        "fqdn (FQDN): starts with 'vsa1', not with the host name 'vsa01': "
+        "it must be the host name followed by its domain, like vsa01.example.com"
+    ]
+    # a host name of its own refused: the FQDN is not compared with it, nor blamed
+    assert _refusals(hostname="vsa_01", fqdn="vsa01.example.com") == [
+        "hostname (Host name): 'vsa_01' is not a valid host name: use 1-63 letters, digits or hyphens, "
+        "not starting or ending with a hyphen (no dots, no underscores)"
+    ]
+
+
+def test_other_refusals_do_not_hide_the_fqdns() -> None:
+    mismatch = (
+        "fqdn (FQDN): starts with 'other', not with the host name 'arcvsa': "
+        "it must be the host name followed by its domain, like arcvsa.example.com"
+    )
+    assert _refusals(ipv4_mode="static", fqdn="other.example.com") == [
+        mismatch,
+        "ipv4_address (IPv4 address): is required when ipv4_mode is static",
+    ]
+    assert _refusals(ipv4_prefix="33", fqdn="other.example.com") == [
+        mismatch,
+        "ipv4_prefix (IPv4 prefix length): must be between 1 and 32 (got '33')",
+    ]
+
+
+def test_an_empty_host_name_is_refused_alone() -> None:
+    assert _refusals(hostname="", fqdn="other.example.com") == [
+        "hostname (Host name): is empty; it needs at least 1 characters"
+    ]
 
 
 def test_a_refused_password_is_never_repeated() -> None:
@@ -366,3 +433,11 @@ def test_a_dependency_on_an_absent_property_without_default_is_not_met() -> None
     with pytest.raises(ConfigInvalid) as caught:
         validate_properties({"admin_password": PASSWORD, "zone": "X"}, catalogue)
     assert [str(e) for e in caught.value.errors] == ["zone_x_note (Note): is required when zone is X"]
+
+
+def test_the_labs_properties_pass_first_boots_checks() -> None:
+    from lab.appliance_env import LAB_FQDN, LAB_SEARCH, lab_properties
+
+    props = validate_properties(lab_properties(PASSWORD, ADMIN_KEY))
+    assert props.text("fqdn") == LAB_FQDN
+    assert props.text("dns_search") == ",".join(LAB_SEARCH)

@@ -104,3 +104,38 @@ def test_wait_login_fails_when_qemu_ends_or_time_runs_out(tmp_path: Path) -> Non
     with pytest.raises(console.ConsoleError, match="no login prompt within 0 s") as slow:
         console.wait_login(path, lambda: True, time.monotonic() - 1, timeout=0.5, stall=5)
     assert not isinstance(slow.value, console.BootStalled)
+
+
+# The appliance's greeting as agetty drew it on a lab VM's serial console: first without an address
+# (the fallback to the host name's), then again when networkd had configured it.
+GREETED = (
+    b"Debian GNU/Linux 13 arcvsa-lab ttyS0\r\n\r\n"
+    b"arcvsa 0.9.0-3-gabc1234 - virtual storage appliance\r\n\r\n"
+    b"  Web interface   https://127.0.1.1/\r\n"
+    b"  First boot      applied\r\n\r\narcvsa-lab login: "
+    b"[   31.2] ganesha.nfsd[812]: started\r\n"
+    b"\r\nDebian GNU/Linux 13 arcvsa-lab ttyS0\r\n\r\n"
+    b"arcvsa 0.9.0-3-gabc1234 - virtual storage appliance\r\n\r\n"
+    b"  Web interface   https://10.0.2.15/\r\n"
+    b"                  https://arcvsa-lab.lab.arcvsa.test/\r\n"
+    b"  First boot      applied\r\n\r\narcvsa-lab login: "
+    b"\r\nDebian GNU/Linux 13 arcvsa-lab ttyS0\r\n\r\n"
+    b"arcvsa 0.9.0-3-gabc1234 - virtual storage appliance\r\n\r\n"
+    b"  Web interface   https://10."  # being drawn: not a greeting yet
+)
+
+
+def test_greetings_are_those_drawn_up_to_a_login_prompt(tmp_path: Path) -> None:
+    path = tmp_path / "console.log"
+    path.write_bytes(GREETED)
+    first, last = console.greetings(path)
+    assert first.splitlines()[2] == "  Web interface   https://127.0.1.1/"
+    assert last == (
+        "arcvsa 0.9.0-3-gabc1234 - virtual storage appliance\n\n"
+        "  Web interface   https://10.0.2.15/\n"
+        "                  https://arcvsa-lab.lab.arcvsa.test/\n"
+        "  First boot      applied\n\n"
+    )
+    path.write_bytes(CONSOLE_END)
+    assert console.greetings(path) == []
+    assert console.greetings(tmp_path / "none.log") == []

@@ -13,6 +13,7 @@ def test_catalogue_has_the_properties_the_issue_names() -> None:
     keys = [p.key for p in load_catalogue().properties]
     assert keys == [
         "hostname",
+        "fqdn",
         "role",
         "admin_password",
         "ssh_authorized_key",
@@ -22,6 +23,7 @@ def test_catalogue_has_the_properties_the_issue_names() -> None:
         "ipv4_prefix",
         "ipv4_gateway",
         "dns_servers",
+        "dns_search",
         "nfs_backend",
     ]
 
@@ -43,6 +45,8 @@ def test_password_has_no_default_and_is_masked() -> None:
         ("nfs_backend", 'ValueMap{"ganesha","knfsd"}'),
         ("role", 'ValueMap{"appliance","manager"}'),
         ("ipv4_prefix", "MinValue(1),MaxValue(32)"),
+        ("fqdn", "MaxLen(254)"),
+        ("dns_search", "MaxLen(1024)"),
     ],
 )
 def test_qualifiers_render_as_vmware_writes_them(key: str, qualifiers: str) -> None:

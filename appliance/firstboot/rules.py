@@ -1,0 +1,40 @@
+"""Rules between properties, which no one property's qualifiers or format can state.
+
+A rule reads the values as given (defaults for the absent ones) and checks each of its properties
+with that property's own format first: a value refused on its own is not blamed a second time, and a
+refusal elsewhere does not hide this one (an admin corrects every property in one go).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from appliance.firstboot import formats
+from appliance.firstboot.errors import FieldError
+from ovf.properties import PropertySpec
+
+
+def fqdn_names_the_host(values: Mapping[str, str], specs: Mapping[str, PropertySpec]) -> list[FieldError]:
+    """The FQDN's first label is the host name: the hosts file and the certificate name one machine."""
+    if "fqdn" not in specs:  # a catalogue of tests' own
+        return []
+    try:
+        fqdn, hostname = formats.fqdn(values.get("fqdn", "")), formats.hostname(values.get("hostname", ""))
+    except ValueError:
+        return []
+    first = fqdn.split(".", 1)[0]
+    if not fqdn or not hostname or first == hostname:
+        return []
+    message = (
+        f"starts with {first!r}, not with the host name {hostname!r}: "
+        f"it must be the host name followed by its domain, like {hostname}.example.com"
+    )
+    return [FieldError("fqdn", specs["fqdn"].label, message)]
+
+
+RULES = (fqdn_names_the_host,)
+
+
+def cross_errors(values: Mapping[str, str], specs: Mapping[str, PropertySpec]) -> list[FieldError]:
+    """Every rule's refusals."""
+    return [error for rule in RULES for error in rule(values, specs)]
