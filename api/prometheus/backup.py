@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select
 
 from api.backup.section import Context, Restoring, Section, Skipped
@@ -14,6 +14,8 @@ from api.prometheus.tokens import ScrapeToken
 
 class BackupScrapeToken(BaseModel):
     """A Prometheus scrape token by its hash."""
+
+    model_config = ConfigDict(from_attributes=True)  # read from the scrape_tokens table's rows
 
     name: str = Field(description="token name")
     token_sha256: str = Field(description="SHA-256 of the token")
@@ -33,18 +35,7 @@ class ScrapeTokensSection(Section):
 
     def collect(self, ctx: Context, skipped: list[Skipped]) -> ScrapeTokens:
         rows = ctx.db.scalars(select(ScrapeToken).order_by(ScrapeToken.id))
-        return ScrapeTokens(
-            tokens=[
-                BackupScrapeToken(
-                    name=t.name,
-                    token_sha256=t.token_sha256,
-                    created_by=t.created_by,
-                    created_at=t.created_at,
-                    last_used_at=t.last_used_at,
-                )
-                for t in rows
-            ]
-        )
+        return ScrapeTokens(tokens=[BackupScrapeToken.model_validate(row) for row in rows])
 
     def store(self, ctx: Context, value: ScrapeTokens | None, restoring: Restoring) -> list[str]:
         ctx.db.execute(delete(ScrapeToken))

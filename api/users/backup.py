@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select
 
 from api.auth.tables import LoginSession, User
@@ -17,6 +17,8 @@ from api.backup.section import Context, Restoring, Section, Skipped
 
 class BackupUser(BaseModel):
     """An administrator with the argon2id hash of their password."""
+
+    model_config = ConfigDict(from_attributes=True)  # read from the users table's rows
 
     username: str = Field(description="login name")
     password_hash: str = Field(repr=False, description="argon2id hash of the password")
@@ -34,12 +36,7 @@ class UsersSection(Section):
 
     def collect(self, ctx: Context, skipped: list[Skipped]) -> Users:
         rows = ctx.db.scalars(select(User).order_by(User.username))
-        return Users(
-            users=[
-                BackupUser(username=u.username, password_hash=u.password_hash, created_at=u.created_at)
-                for u in rows
-            ]
-        )
+        return Users(users=[BackupUser.model_validate(row) for row in rows])
 
     def store(self, ctx: Context, value: Users | None, restoring: Restoring) -> list[str]:
         if value is None or not value.users:
