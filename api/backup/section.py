@@ -9,6 +9,7 @@ same reconcile a change through the api runs. A section reports what it could no
 
 from __future__ import annotations
 
+import abc
 import contextlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -81,9 +82,10 @@ class Restoring:
         self.missing.append(NotRestored(kind=kind, name=name, reason=reason))
 
 
-class Section:
-    """One domain's configuration in a backup. Subclasses set the class attributes and override what
-    they hold; the defaults are a section that needs no storage and converges nothing."""
+class Section(abc.ABC):
+    """One domain's configuration in a backup. Subclasses set the class attributes, implement collect and
+    store, and override what else they hold; the defaults are a section that needs no storage and
+    converges nothing."""
 
     key: ClassVar[str]  # the section's name in the file
     title: ClassVar[str]  # for people, in the restore's report
@@ -94,10 +96,11 @@ class Section:
     def prepare(self, ctx: Context) -> None:
         """Before a restore reads this appliance: its own state brought up to date (what an older release
         kept elsewhere adopted), so the restore weighs and keeps it as the domain would."""
+        return None  # a domain that keeps nothing outside the database has nothing to adopt
 
+    @abc.abstractmethod
     def collect(self, ctx: Context, skipped: list[Skipped]) -> BaseModel | None:
         """This appliance's configuration of the domain; None when it has none to carry."""
-        raise NotImplementedError
 
     def needs(self, value: Any) -> Iterable[str]:
         """The datasets and zvols the configuration needs (a restore imports their pools first)."""
@@ -107,11 +110,11 @@ class Section:
         """What of the domain makes this appliance configured (a restore then needs ``replace``)."""
         return None
 
+    @abc.abstractmethod
     def store(self, ctx: Context, value: Any | None, restoring: Restoring) -> list[str]:
         """The backup's configuration as this appliance's desired state (rows added, not committed);
         the names of what is stored now. ``value`` is None when the backup has no such section. A store
         that changed what the system runs asks for its ``converge`` (``restoring.converge``)."""
-        raise NotImplementedError
 
     def changing(self, ctx: Context) -> contextlib.AbstractContextManager[object]:
         """The lock a change of this domain holds (around ``converge``)."""

@@ -195,14 +195,14 @@ def restore(ctx: Context, sections: Sequence[Section], body: RestoreRequest) -> 
     """Open the backup, import its storage, store every section, converge each; say what could not be."""
     header, payload = read(body)
     wanted = values(payload, sections)
-    for section in sections:
-        section.prepare(ctx)
     held = [said for section in sections if (said := section.held(ctx))]
     if held and not body.replace:
         raise RestoreRefused(
             f"This appliance is configured already ({', '.join(held)}): restore with replace to replace "
             "its configuration with the backup's"
         )
+    for section in sections:  # after every refusal: a refused restore writes nothing, adoption included
+        section.prepare(ctx)
     restoring = Restoring()
     for s in payload.skipped:
         restoring.lost(s.kind, s.name, f"not in the backup: {s.reason}")

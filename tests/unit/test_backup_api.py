@@ -26,6 +26,7 @@ from support.api import ADMIN, ADMIN_PASSWORD, client_for, logged_in, make_setti
 from api.auth.tables import User
 from api.backup import envelope
 from api.exports.table import NfsExport, StorageSetting
+from api.iscsi import service as iscsi_service
 from api.iscsi.table import IscsiTarget
 from api.notify.table import NotifyConfig
 from api.prometheus import tokens
@@ -405,6 +406,8 @@ def test_a_configured_appliance_refuses_unless_replace_is_asked(source: Applianc
     before = snapshot(fresh)
     body = _unchanged(fresh, restore(fresh, data), 409, "replace", before)
     assert "1 iSCSI target(s)" in body["detail"]
+    with fresh.db() as db:  # refused before anything is written: LIO's target not even adopted
+        assert db.get(StorageSetting, iscsi_service.ADOPTED_KEY) is None
     r = restore(fresh, data, replace=True)  # the target is kept (the backup has none), the rest replaced
     assert r.status_code == 200, r.text
     assert snapshot(fresh)["vcenters"] == snapshot(source)["vcenters"]

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from api.app import BACKUP_SECTIONS
 from api.backup import service
-from api.backup.section import Context, Section
+from api.backup.section import Context, Restoring, Section, Skipped
 from api.errors import InvalidInput
 from appliance.control.errors import NotFound
 
@@ -72,6 +72,12 @@ class _Converging(Section):
     def __init__(self, outcome: list[str] | Exception | None) -> None:
         self.outcome = outcome
 
+    def collect(self, ctx: Context, skipped: list[Skipped]) -> BaseModel | None:
+        return None
+
+    def store(self, ctx: Context, value: object, restoring: Restoring) -> list[str]:
+        return []
+
     def converge(self, ctx: Context, value: object) -> list[str] | None:
         if isinstance(self.outcome, Exception):
             raise self.outcome
@@ -98,3 +104,14 @@ def test_an_error_that_is_not_typed_is_not_swallowed() -> None:
     ctx = Context(db=None, box=None, files=None, settings=None, gw=None)  # type: ignore[arg-type]
     with pytest.raises(ZeroDivisionError):
         service._converge(ctx, _Converging(ZeroDivisionError()), None)
+
+
+def test_a_section_without_collect_or_store_cannot_be_made() -> None:
+    class Half(Section):
+        key, title, model = "half", "Half", BaseModel
+
+        def collect(self, ctx: Context, skipped: list[Skipped]) -> BaseModel | None:
+            return None
+
+    with pytest.raises(TypeError, match="store"):
+        Half()  # type: ignore[abstract]
