@@ -6,9 +6,9 @@ import datetime as dt
 import ipaddress
 import os
 import socket
-import tempfile
 from pathlib import Path
 
+from appliance.control.files import fsync_dir, write_temp
 from appliance.firstboot.tls import self_signed
 
 
@@ -32,31 +32,7 @@ def ensure_certificate(data_dir: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def write_temp(directory: Path, data: bytes, mode: int) -> Path:
-    """A new file in ``directory`` holding ``data``, fsynced, with ``mode`` (0600 until then)."""
-    fd, name = tempfile.mkstemp(dir=directory, prefix=".tls-", suffix=".new")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(name, mode)
-    except BaseException:
-        os.unlink(name)
-        raise
-    return Path(name)
-
-
-def fsync_dir(directory: Path) -> None:
-    """Make the renames in ``directory`` durable."""
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_durably(path: Path, data: bytes, mode: int) -> None:
     """Temporary file, fsync, rename over ``path``, fsync the folder: a power cut leaves old or new."""
-    os.replace(write_temp(path.parent, data, mode), path)
+    os.replace(write_temp(path.parent, data, mode, ".tls-"), path)
     fsync_dir(path.parent)

@@ -26,7 +26,8 @@ from cryptography.x509.oid import ExtensionOID
 
 from api.certificate.schemas import CertificateFacts
 from api.errors import InvalidInput
-from api.tls import fsync_dir, paths, write_temp
+from api.tls import paths
+from appliance.control.files import fsync_dir, write_temp
 from provisioning.certificate import thumbprint_sha256
 
 log = logging.getLogger(__name__)
@@ -214,10 +215,10 @@ def install(data_dir: Path, pair: Pair, *, by: str) -> None:
     key_pem = pair.key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    new_key = write_temp(data_dir, key_pem, 0o600)
+    new_key = write_temp(data_dir, key_pem, 0o600, ".tls-")
     new_cert: Path | None = None
     try:
-        new_cert = write_temp(data_dir, cert_pem, 0o644)
+        new_cert = write_temp(data_dir, cert_pem, 0o644, ".tls-")
         try:  # the same check the server makes when it starts
             ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(new_cert, new_key)
         except ssl.SSLError as exc:

@@ -1,4 +1,9 @@
-"""Config files the control package owns: written only when changed, atomically (temp file + rename).
+"""Config files the control package owns: written only when changed, atomically and durably.
+
+A file is written in a staging folder, fsynced, renamed over the target and the target's folder fsynced:
+a power cut leaves the old file or the new one. The staging folder matters because some readers take a
+whole folder (ganesha's ``%dir`` include reads every file in it, hidden ones too): a temporary file left
+there by a cut would be served as configuration nobody acknowledged.
 
 ``root`` lets tests (and the image build) write under another directory than /.
 """
@@ -9,6 +14,32 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Protocol
+
+STAGING = "/var/lib/arcvsa/staging"
+
+
+def write_temp(directory: Path, data: bytes, mode: int, prefix: str = ".arcvsa-") -> Path:
+    """A new file in ``directory`` holding ``data``, fsynced, with ``mode`` (0600 until then)."""
+    fd, name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".new")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(name, mode)
+    except BaseException:
+        os.unlink(name)
+        raise
+    return Path(name)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make the renames in ``directory`` durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class Files(Protocol):
@@ -44,23 +75,25 @@ class LocalFiles:
             return None
 
     def write(self, path: str, text: str, mode: int = 0o644) -> bool:
-        """Write atomically unless the content is already there; True when it changed."""
+        """Write atomically and durably unless the content is already there; True when it changed."""
         if self.read(path) == text:
             return False
         target = self._at(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        tmp = write_temp(self._staging(target.parent), text.encode("utf-8"), mode, f".{target.name}.")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
             os.replace(tmp, target)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
+        fsync_dir(target.parent)
         return True
+
+    def _staging(self, folder: Path) -> Path:
+        """The staging folder when it shares ``folder``'s file system (a rename cannot cross one)."""
+        staging = self._at(STAGING)
+        staging.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return staging if staging.stat().st_dev == folder.stat().st_dev else folder
 
     def poke(self, path: str, text: str) -> None:
         """Write in place, no temp file: sysfs and procfs take a value only by a write to the file itself."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from support.nfs_exports import HOST, export
 
 from appliance.control import dbus
 from appliance.control.errors import Conflict, InvalidName, ServiceDown
-from appliance.control.files import LocalFiles
+from appliance.control.files import STAGING, LocalFiles
 from appliance.control.nfs import ganesha, knfsd
 from appliance.control.nfs.model import Protocol, check_set
 
@@ -115,6 +116,24 @@ def test_ganesha_reconcile_adds_keeps_updates_and_removes(tmp_path: Path) -> Non
     assert gone.removed == [101] and files.read("/etc/ganesha/exports.d/arcvsa-101.conf") is None
 
 
+def test_a_leftover_from_a_cut_write_is_removed_and_the_stored_export_sent_again(tmp_path: Path) -> None:
+    gw, files, runner = replay("ganesha", tmp_path)
+    assert ganesha.reconcile(gw, files, [export()]).added == [101]
+    # An older release wrote its temporary file beside the export: ganesha read it at its next start.
+    leftover = tmp_path / "etc/ganesha/exports.d/.arcvsa-101.conf.k2j4"
+    leftover.write_text(ganesha.render_export(export(clients=[HOST, "10.0.2.15"])))
+    (tmp_path / "etc/ganesha/exports.d/.arcvsa-notes").write_text("")
+    again = ganesha.reconcile(gw, files, [export()])
+    assert again.updated == [101] and not again.added and not again.removed
+    assert files.listdir(ganesha.EXPORTS_DIR) == ["arcvsa-101.conf"]
+    assert runner.calls[-1][-4:] == [
+        "UpdateExport",
+        "ss",
+        "/etc/ganesha/exports.d/arcvsa-101.conf",
+        "EXPORT(Export_Id=101)",
+    ]
+
+
 def test_dbus_reply_parser_reads_show_exports() -> None:
     shows = [c for c in load("ganesha")["commands"] if "ShowExports" in c["argv"]]
     show = shows[-2]  # the last one before the export was removed
@@ -139,8 +158,45 @@ def test_local_files_write_only_when_changed(tmp_path: Path) -> None:
     assert files.write("/etc/x.conf", "a\n") is True
     assert files.write("/etc/x.conf", "a\n") is False
     assert files.listdir("/etc") == ["x.conf"]
+    assert files.listdir(STAGING) == []
     with pytest.raises(ValueError):
         files.read("/etc/../../outside")
+
+
+def test_a_write_cut_before_its_rename_leaves_nothing_in_the_target_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = LocalFiles(tmp_path)
+    files.write(ganesha.export_file(101), "old\n")
+    staged: list[Path] = []
+
+    def cut(source: Path, target: Path) -> None:
+        staged.append(Path(source))
+        raise KeyboardInterrupt  # the process dies between the fsync of the new file and the rename
+
+    monkeypatch.setattr(os, "replace", cut)
+    with pytest.raises(KeyboardInterrupt):
+        files.write(ganesha.export_file(101), "new\n")
+    assert staged[0].parent == tmp_path / STAGING.lstrip("/")
+    assert files.listdir(ganesha.EXPORTS_DIR) == ["arcvsa-101.conf"]
+    assert files.read(ganesha.export_file(101)) == "old\n"
+
+
+def test_a_write_fsyncs_the_new_file_and_then_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def noting(fd: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", noting)
+    LocalFiles(tmp_path).write("/etc/modprobe.d/zfs.conf", "options zfs zfs_arc_max=1\n")
+    folder = str(tmp_path / "etc/modprobe.d")
+    assert len(synced) == 2 and synced[0].startswith(str(tmp_path / "var/lib/arcvsa/staging/"))
+    assert synced[1] == folder
 
 
 def test_ganesha_service_is_ordered_after_zfs_mounts_and_restarted_once(tmp_path: Path) -> None:

@@ -188,14 +188,32 @@ def _managed_ids(files: Files) -> set[int]:
     return ids
 
 
+def _clear_leftovers(files: Files) -> set[int]:
+    """Remove temporary export files an older release left in exports.d; the export ids they held.
+
+    ganesha's ``%dir`` include reads them (hidden or not) before the export's own file, so after a cut
+    during a write it serves the leftover's EXPORT block and refuses the stored one as a duplicate.
+    """
+    held = set()
+    for name in files.listdir(EXPORTS_DIR):
+        if not name.startswith(f".{PREFIX}"):
+            continue
+        files.remove(f"{EXPORTS_DIR}/{name}")
+        stem = name.removeprefix(f".{PREFIX}").partition(".conf.")[0]
+        if stem.isdigit():
+            held.add(int(stem))
+    return held
+
+
 def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool = True) -> Changes:
     """Make ganesha export exactly ``desired``: remove stale, update changed, add missing; no restart.
     ``config``: write the main config too (not on a timer: see backends.converge)."""
     check_set(desired)
     changes = Changes(restart_needed=config and files.write(MAIN_CONF, render_main()))
+    resend = _clear_leftovers(files)
     running = {e.export_id for e in live(gw)}
     wanted = {e.export_id: e for e in desired}
-    for export_id in sorted(_managed_ids(files) - set(wanted)):
+    for export_id in sorted((_managed_ids(files) | resend) - set(wanted)):
         if export_id in running:
             _manage(gw, "org.ganesha.nfsd.exportmgr.RemoveExport", "q", export_id)
         files.remove(export_file(export_id))
@@ -207,7 +225,7 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool 
         if export_id not in running:
             _manage(gw, "org.ganesha.nfsd.exportmgr.AddExport", "ss", path, selector)
             changes.added.append(export_id)
-        elif written:
+        elif written or export_id in resend:
             _manage(gw, "org.ganesha.nfsd.exportmgr.UpdateExport", "ss", path, selector)
             changes.updated.append(export_id)
     return changes
