@@ -60,6 +60,8 @@ lock:
 	$(UV) pip compile -q pyproject.toml --group dev --generate-hashes --universal -o requirements.lock
 	$(UV) pip compile -q pyproject.toml --generate-hashes --universal -c requirements.lock \
 		-o requirements.runtime.lock
+	$(UV) pip compile -q tools/sslyze/requirements.in --generate-hashes --python-version 3.11 \
+		-o tools/sslyze/requirements.lock
 
 # product --------------------------------------------------------------------------------------
 ## web: build the web UI into web/dist

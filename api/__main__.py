@@ -6,11 +6,13 @@ import argparse
 import copy
 import gc
 import logging
+import sys
 
 import uvicorn
 import uvicorn.config
 from sqlalchemy.orm import Session, sessionmaker
 
+from api import serving
 from api.app import create_app
 from api.settings import Settings
 from api.tls import ensure_certificate
@@ -76,12 +78,12 @@ def main() -> None:
     # collection walks all of it with the GIL held, a stall for every request in flight. Frozen, the
     # collector walks only what came since.
     gc.freeze()
-    uvicorn.run(
+    served = serving.config(
         app,
-        host=args.host,
-        port=args.port,
-        ssl_certfile=cert,
-        ssl_keyfile=key,
+        args.host,
+        args.port,
+        cert,
+        key,
         log_level="info",
         log_config=log_config(),
         proxy_headers=False,
@@ -89,6 +91,10 @@ def main() -> None:
         # the server closes the socket dies with ECONNRESET (seen from Playwright in the lab).
         timeout_keep_alive=75,
     )
+    server = uvicorn.Server(served)
+    server.run()
+    if not server.started:
+        sys.exit(3)  # as uvicorn.run: the port or the certificate refused, systemd restarts us
 
 
 if __name__ == "__main__":

@@ -19,8 +19,17 @@ SECURITY_SMOKE_EXAMPLES ?= 3
 
 .PHONY: security security-unit security-lab security-smoke
 
+# sslyze judges the api's TLS against Mozilla's "intermediate" profile (tests/security/test_security_tls.py,
+# tests/lab/security). Its own venv: it pins cryptography below what the api ships.
+SSLYZE := build/tools/sslyze/bin/sslyze
+$(SSLYZE): tools/sslyze/requirements.lock .venv/.synced
+	@rm -rf build/tools/sslyze
+	$(UV) venv -q --python $(PY) build/tools/sslyze
+	$(UV) pip sync -q --python build/tools/sslyze/bin/python $<
+	@touch $@
+
 ## security: fuzzing, authorisation, injection and secrets checks, then the booted image (TLS, NFS, CHAP)
-security: .venv/.synced image
+security: .venv/.synced $(SSLYZE) image
 	@rm -f $(SECURITY_DIR)/unit.json $(SECURITY_DIR)/lab.json $(SECURITY_DIR)/security.json
 	@status=0; \
 	$(MAKE) --no-print-directory security-unit || status=1; \
@@ -29,17 +38,17 @@ security: .venv/.synced image
 	exit $$status
 
 ## security-unit: the part of make security that needs no VM, full size
-security-unit: .venv/.synced
+security-unit: .venv/.synced $(SSLYZE)
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_FUZZ_EXAMPLES=$(SECURITY_FUZZ_EXAMPLES) \
 		$(PY) -m pytest -q -p no:cacheprovider tests/security
 
 ## security-lab: the part of make security on the booted image
-security-lab: image
+security-lab: image $(SSLYZE)
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_LAB_REQUIRED=1 \
 		$(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/security
 
 ## security-smoke: the no-VM part with fewer fuzz examples (in make test; about a minute)
-security-smoke: .venv/.synced
+security-smoke: .venv/.synced $(SSLYZE)
 	@rm -f $(SECURITY_DIR)/smoke/unit.json $(SECURITY_DIR)/smoke/security.json
 	@status=0; \
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR)/smoke ARCVSA_FUZZ_EXAMPLES=$(SECURITY_SMOKE_EXAMPLES) \

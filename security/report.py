@@ -111,6 +111,16 @@ def rows(unit: dict[str, Any] | None, lab: dict[str, Any] | None, lab_required: 
             searched > 0 and _int(secrets, "found") == 0,
         )
     )
+    tls = s.get("tls", {})
+    issues = "; ".join(tls.get("issues", []))
+    out.append(
+        Row(
+            "TLS against Mozilla intermediate (sslyze)",
+            f"{_int(tls, 'compliant')} / {_int(tls, 'scans')} compliant, {_int(tls, 'suites')} suites"
+            + (f": {issues}" if issues else ""),
+            _int(tls, "scans") > 0 and _int(tls, "compliant") == _int(tls, "scans"),
+        )
+    )
     out.append(
         Row("unit-level tests failed", str(unit.get("tests_failed", "?")), unit.get("tests_failed") == 0)
     )
@@ -143,7 +153,7 @@ def rows(unit: dict[str, Any] | None, lab: dict[str, Any] | None, lab_required: 
     return out
 
 
-LAB_CHECKS = 10  # tests/lab/security records ten checks when every test ran
+LAB_CHECKS = 11  # tests/lab/security records eleven checks when every test ran
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,7 +19,21 @@ import pki
 
 CERT = PurePosixPath("/var/lib/arcvsa/tls.crt")
 KEY = PurePosixPath("/var/lib/arcvsa/tls.key")
-VALID_DAYS = 825  # the longest validity browsers accept for a server certificate
+# Under Mozilla's "intermediate" limit of 366 days (and the CA/Browser Forum's 398).
+VALID_DAYS = 365
+
+# ECDHE key exchange: the certificate's key only signs the handshake.
+SIGNING_ONLY = x509.KeyUsage(
+    digital_signature=True,
+    content_commitment=False,
+    key_encipherment=False,
+    data_encipherment=False,
+    key_agreement=False,
+    key_cert_sign=False,
+    crl_sign=False,
+    encipher_only=False,
+    decipher_only=False,
+)
 
 
 def self_signed(
@@ -47,6 +61,13 @@ def self_signed(
             pki.Extension(x509.SubjectAlternativeName(alt), critical=False),
             pki.Extension(x509.BasicConstraints(ca=False, path_length=None), critical=True),
             pki.Extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False),
+            pki.Extension(SIGNING_ONLY, critical=True),
+            # Path validators (RFC 5280 profiles as in browsers and sslyze) want the key identifiers even
+            # on a certificate that is its own issuer: an admin who trusts it as an anchor gets a valid path.
+            pki.Extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False),
+            pki.Extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False
+            ),
         ],
     )
     key_pem = key.private_bytes(

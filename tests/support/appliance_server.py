@@ -20,6 +20,7 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from fixtures.appliance.replay import ReplayRunner, replay
 from pydantic import SecretStr
 
+from api import serving
 from api.app import create_app
 from api.state import poll
 from api.tls import ensure_certificate
@@ -47,14 +48,8 @@ class ApplianceServer:
         )
         self.port = free_port()
         self.endpoint = f"127.0.0.1:{self.port}"
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=self.port,
-            ssl_certfile=str(cert),
-            ssl_keyfile=str(key),
-            log_level="warning",
-            lifespan="off",
+        config = serving.config(
+            self.app, "127.0.0.1", self.port, cert, key, log_level="warning", lifespan="off"
         )
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self.server.run, daemon=True)

@@ -1,4 +1,4 @@
-"""The appliance's first TLS certificate: a server certificate for its names, EC P-256, 825 days."""
+"""The appliance's first TLS certificate: a server certificate for its names, EC P-256, a year."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from appliance.firstboot.tls import VALID_DAYS, self_signed
+from appliance.firstboot.tls import SIGNING_ONLY, VALID_DAYS, self_signed
 
 NOW = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
 STATIC = ipaddress.IPv4Address("192.0.2.10")
@@ -42,10 +42,14 @@ def test_a_server_certificate_for_the_host_name_and_static_address(
         (x509.SubjectAlternativeName(names), False),
         (x509.BasicConstraints(ca=False, path_length=None), True),
         (x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), False),
+        (SIGNING_ONLY, True),
+        (x509.SubjectKeyIdentifier.from_public_key(cert.public_key()), False),  # type: ignore[arg-type]
+        (x509.AuthorityKeyIdentifier.from_issuer_public_key(cert.public_key()), False),  # type: ignore[arg-type]
     ]
     assert cert.not_valid_before_utc == NOW - dt.timedelta(minutes=5)
     assert cert.not_valid_after_utc == NOW - dt.timedelta(minutes=5) + dt.timedelta(days=VALID_DAYS)
-    assert VALID_DAYS == 825
+    lifespan = cert.not_valid_after_utc - cert.not_valid_before_utc
+    assert dt.timedelta(days=365) <= lifespan <= dt.timedelta(days=366)  # Mozilla intermediate: 366 at most
     public = cert.public_key()
     assert isinstance(public, ec.EllipticCurvePublicKey) and isinstance(public.curve, ec.SECP256R1)
     assert isinstance(cert.signature_hash_algorithm, hashes.SHA256)

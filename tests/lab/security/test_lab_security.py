@@ -38,6 +38,7 @@ from fixtures.appliance.remote import SshRunner
 from support.host import host_tool
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
+from support.sslyze import scan
 
 from lab.appliance_vm import ApplianceVm
 
@@ -186,6 +187,18 @@ def test_tls_serves_the_first_boot_certificate_only(
         f"plain HTTP to the api's port got {answer[:80]!r}",
     )
     checks.verify("tls_first_boot_certificate", "tls_plain_http_refused")
+
+
+def test_tls_passes_mozilla_intermediate(booted: BootedAppliance, checks: Checks) -> None:
+    # The booted image's own api and the certificate its first boot made (the lab pins it).
+    result = scan(f"127.0.0.1:{booted.api.port}", booted.api.cert_file)
+    checks.record(
+        "tls_mozilla_intermediate",
+        result.compliant,
+        f"sslyze: {', '.join(result.versions)}; {len(result.suites)} suites; groups {', '.join(result.curves)}"
+        + (f"; {'; '.join(result.issues)}" if result.issues else "; compliant"),
+    )
+    checks.verify("tls_mozilla_intermediate")
 
 
 def test_nfs_refuses_a_client_outside_the_host_list(
