@@ -50,6 +50,9 @@ chroot "$root" systemctl enable systemd-networkd.service systemd-resolved.servic
 chroot "$root" systemctl disable nfs-server.service
 # "Record successful boot for GRUB" serves grub-reboot/recordfail, which this hand-made GRUB lacks.
 chroot "$root" systemctl disable grub-common.service
+# The appliance changes only by a signed arcvsa release: apt's timers would poll an archive it never
+# updates from (and may not reach). Masked, so a package upgrade cannot turn them on again.
+chroot "$root" systemctl mask apt-daily.timer apt-daily-upgrade.timer
 ln -sf ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 
 # Per-instance identity is made at first boot: machine id, SSH host keys.

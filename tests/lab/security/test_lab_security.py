@@ -303,6 +303,39 @@ def test_iscsi_refuses_a_login_without_chap(api: LabApi, appliance: ApplianceVm,
     checks.verify("iscsi_chap_login_works", "iscsi_no_chap_refused", "iscsi_wrong_secret_refused")
 
 
+HARDENING = REPO / "appliance/image/overlay/etc/sysctl.d/60-arcvsa-hardening.conf"
+
+
+def test_kernel_settings_and_timers_are_hardened(guest: SshRunner, checks: Checks) -> None:
+    wanted = {}
+    for line in HARDENING.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            key, _, value = line.partition("=")
+            wanted[key.strip()] = value.strip()
+    # sysctl fails on a key this kernel does not know: systemd-sysctl would only have logged it.
+    live = dict(
+        line.split(" = ", 1)
+        for line in in_guest(guest, ["sysctl", *wanted]).stdout.splitlines()
+        if " = " in line
+    )
+    differ = {k: (v, live.get(k)) for k, v in wanted.items() if live.get(k) != v}
+    checks.record(
+        "kernel_settings_hardened",
+        not differ,
+        f"{len(wanted) - len(differ)} / {len(wanted)} settings in effect"
+        + (f"; differ (wanted, live): {differ}" if differ else ""),
+    )
+    timers = guest.execute(
+        ["systemctl", "is-enabled", "apt-daily.timer", "apt-daily-upgrade.timer"], timeout=60
+    )
+    checks.record(
+        "apt_timers_masked",
+        timers.stdout.split() == ["masked", "masked"],
+        f"apt-daily.timer, apt-daily-upgrade.timer: {' '.join(timers.stdout.split())}",
+    )
+    checks.verify("kernel_settings_hardened", "apt_timers_masked")
+
+
 def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner, checks: Checks) -> None:
     journal = in_guest(guest, ["journalctl", "--no-pager", "-o", "cat", "-b"], timeout=300).stdout
     found = [name for name, value in (("chap", CHAP_SECRET), ("admin", api.password)) if value in journal]
