@@ -31,6 +31,6 @@ def certificate_alert(data_dir: Path, now: dt.datetime) -> Alert | None:
         message=(
             f"the certificate {'expired' if expired else 'expires'} on {end:%Y-%m-%d %H:%M} UTC"
             + (": browsers and vCenter refuse it now" if expired else f" ({left.days} days left)")
-            + "; install a renewed one under Settings > TLS certificate"
+            + "; renew it (a certificate this appliance made) or install a renewed one under Settings > TLS certificate"
         ),
     )

@@ -14,6 +14,7 @@ from api.errors import ErrorBody
 router = APIRouter(prefix="/api/settings/tls", tags=["settings"])
 
 REFUSED: dict[int | str, dict[str, object]] = {422: {"model": ErrorBody}}
+NOT_OURS: dict[int | str, dict[str, object]] = {409: {"model": ErrorBody}}
 
 
 def _state(request: Request, settings: AppSettings) -> TlsState:
@@ -44,5 +45,14 @@ def install_certificate(
     """Check, then install the certificate chain and key; the api serves them after its next restart."""
     pair = service.check(body.certificate, body.private_key, datetime.now(UTC))
     service.install(settings.data_dir, pair, by=me.username)
+    request.app.state.tls_restart_needed = True
+    return _state(request, settings)
+
+
+@router.post("/renew", responses=NOT_OURS)
+def renew_certificate(request: Request, settings: AppSettings, me: CurrentUser) -> TlsState:
+    """Renew the appliance's own self-signed certificate: a new key, the same names, valid a year from now;
+    served after the api's next restart. 409 for a certificate someone else issued."""
+    service.renew(settings.data_dir, datetime.now(UTC), by=me.username)
     request.app.state.tls_restart_needed = True
     return _state(request, settings)

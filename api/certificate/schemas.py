@@ -27,6 +27,10 @@ class CertificateFacts(BaseModel):
     thumbprint_sha256: str = Field(description="SHA-256 of the DER certificate, upper-case hex pairs")
     key: str = Field(description="Key type and size, e.g. 'EC P-256' or 'RSA 2048'")
     self_signed: bool = Field(description="Issued by itself rather than by a certificate authority")
+    renewable: bool = Field(
+        description="Made by this appliance (first boot or a renewal): POST /api/settings/tls/renew makes a new"
+        " one for the same names",
+    )
     chain_length: int = Field(description="Certificates in the chain, the server certificate included")
     host_names: list[str] = Field(description="This appliance's own host names")
     matches_host: bool = Field(description="Whether a DNS name among the SANs covers one of host_names")

@@ -22,12 +22,13 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.asymmetric.types import PrivateKeyTypes
-from cryptography.x509.oid import ExtensionOID
+from cryptography.x509.oid import ExtensionOID, NameOID
 
 from api.certificate.schemas import CertificateFacts
-from api.errors import InvalidInput
+from api.errors import Conflict, InvalidInput
 from api.tls import paths
 from appliance.control.files import fsync_dir, write_temp
+from appliance.firstboot import tls as first_tls
 from provisioning.certificate import thumbprint_sha256
 
 log = logging.getLogger(__name__)
@@ -178,10 +179,35 @@ def describe(chain: list[x509.Certificate], names: list[str]) -> CertificateFact
         thumbprint_sha256=thumbprint_sha256(leaf.public_bytes(serialization.Encoding.DER)),
         key=_describe_key(leaf),
         self_signed=leaf.issuer == leaf.subject,
+        renewable=renewable(chain),
         chain_length=len(chain),
         host_names=names,
         matches_host=matches,
     )
+
+
+def renewable(chain: list[x509.Certificate]) -> bool:
+    """Whether this is a certificate the appliance made itself (first boot or a renewal): alone, signed
+    by itself, its organisation arcvsa's. Anyone else's certificate is renewed by whoever issued it."""
+    leaf = chain[0]
+    organisation = [a.value for a in leaf.subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)]
+    return len(chain) == 1 and leaf.issuer == leaf.subject and organisation == [first_tls.MADE_BY]
+
+
+def renew(data_dir: Path, at: dt.datetime, *, by: str) -> None:
+    """Replace the appliance's own certificate with a new key and certificate for the same names, valid
+    from ``at`` for as long as first boot's; served after the api restarts."""
+    chain = installed(data_dir)
+    if not chain or not renewable(chain):
+        raise Conflict(
+            "Only a certificate this appliance made itself is renewed here: upload the renewal of this one"
+            " from whoever issued it"
+        )
+    leaf = chain[0]
+    common = leaf.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    alt = leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    cert_pem, key_pem = first_tls.certificate_for(str(common[0].value) if common else "", list(alt), at)
+    install(data_dir, check(cert_pem.decode(), key_pem.decode(), at), by=by)
 
 
 def _is_ip(value: str) -> bool:

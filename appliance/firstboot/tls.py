@@ -22,6 +22,8 @@ KEY = PurePosixPath("/var/lib/arcvsa/tls.key")
 # Under Mozilla's "intermediate" limit of 366 days (and the CA/Browser Forum's 398).
 VALID_DAYS = 365
 
+# The organisation in the certificates the appliance makes itself (and may renew itself).
+MADE_BY = "arcvsa"
 # ECDHE key exchange: the certificate's key only signs the handshake.
 SIGNING_ONLY = x509.KeyUsage(
     digital_signature=True,
@@ -40,18 +42,24 @@ def self_signed(
     hostname: str, address: ipaddress.IPv4Address | None, now: dt.datetime, fqdn: str = ""
 ) -> tuple[bytes, bytes]:
     """(certificate PEM, private key PEM) for `hostname` (and `fqdn`, `address` when set); EC P-256."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name(
-        [
-            x509.NameAttribute(NameOID.COMMON_NAME, fqdn or hostname),
-            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "arcvsa"),
-        ]
-    )
     alt: list[x509.GeneralName] = [x509.DNSName(hostname), x509.DNSName("localhost")]
     if fqdn:
         alt.insert(0, x509.DNSName(fqdn))
     if address is not None:
         alt.append(x509.IPAddress(address))
+    return certificate_for(fqdn or hostname, alt, now)
+
+
+def certificate_for(common_name: str, alt: list[x509.GeneralName], now: dt.datetime) -> tuple[bytes, bytes]:
+    """(certificate PEM, private key PEM): a new key and a server certificate for these names, signed by
+    itself, valid VALID_DAYS from five minutes before ``now`` (clocks differ a little)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, MADE_BY),
+        ]
+    )
     start = now - dt.timedelta(minutes=5)
     cert = pki.self_signed(
         key,

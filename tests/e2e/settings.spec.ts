@@ -76,6 +76,25 @@ test('settings: users and passwords, and a certificate upload', async ({ page },
     await expect(table.locator('tbody tr')).toHaveCount(1);
   });
 
+  await test.step('TLS: the appliance renews its own certificate for the same names', async () => {
+    const tls = page.getByTestId('tls');
+    const facts = tls.getByTestId('certificate-facts');
+    const before = (await (await page.request.get('/api/settings/tls')).json()) as {
+      certificate: { thumbprint_sha256: string; subject: string };
+    };
+    await expect(facts).toContainText(before.certificate.thumbprint_sha256);
+    await tls.getByRole('button', { name: 'Renew' }).click();
+    const confirm = page.getByTestId('tls-renew');
+    await expect(confirm).toContainText('Its thumbprint changes');
+    await page.screenshot({ path: path.join(dir, 'settings-tls-renew.png'), fullPage: true });
+    await confirm.getByRole('button', { name: 'Renew certificate' }).click();
+    await expect(confirm).toHaveCount(0);
+    await expect(tls.getByRole('status').or(tls.getByRole('alert')).filter({ hasText: 'next restart' })).toBeVisible();
+    await expect(facts).not.toContainText(before.certificate.thumbprint_sha256);
+    await expect(facts).toContainText(before.certificate.subject);
+    await expect(facts).toContainText(/(364|365) days left/);
+  });
+
   await test.step('TLS: the current certificate, a refused key, then the new certificate installed', async () => {
     const tls = page.getByTestId('tls');
     const before = (await (await page.request.get('/api/settings/tls')).json()) as { certificate: { thumbprint_sha256: string } };

@@ -96,6 +96,7 @@ def test_routes_need_a_login(anon: TestClient) -> None:
     assert (
         anon.post("/api/settings/tls/check", json={"certificate": "x", "private_key": "y"}).status_code == 401
     )
+    assert anon.post("/api/settings/tls/renew").status_code == 401
 
 
 def test_get_describes_the_first_boot_certificate(admin: TestClient) -> None:
@@ -239,3 +240,109 @@ def test_localhost_alone_does_not_cover_this_appliance(admin: TestClient) -> Non
     assert r.status_code == 200, r.text
     assert r.json()["matches_host"] is False
     assert not {"localhost", "127.0.0.1"} & set(r.json()["host_names"])
+
+
+def test_the_appliances_own_certificate_is_renewed_for_the_same_names(
+    admin: TestClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    cert_path, key_path = ensure_certificate(_data_dir(admin))
+    before = admin.get("/api/settings/tls").json()["certificate"]
+    assert before["renewable"] is True
+    r = admin.post("/api/settings/tls/renew")
+    assert r.status_code == 200, r.text
+    after = r.json()["certificate"]
+    assert r.json()["restart_needed"] is True and "PRIVATE KEY" not in r.text
+    assert after["thumbprint_sha256"] != before["thumbprint_sha256"]
+    assert (after["subject"], after["sans"], after["renewable"]) == (before["subject"], before["sans"], True)
+    lifespan = dt.datetime.fromisoformat(after["not_after"]) - dt.datetime.fromisoformat(after["not_before"])
+    assert lifespan == dt.timedelta(days=365)
+    assert dt.datetime.fromisoformat(after["not_before"]) >= NOW - dt.timedelta(minutes=6)
+    leaf = x509.load_pem_x509_certificate(cert_path.read_bytes())
+    assert _thumb(leaf) == after["thumbprint_sha256"] and stat.S_IMODE(key_path.stat().st_mode) == 0o600
+    ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert_path, key_path)
+    assert f"TLS certificate {after['thumbprint_sha256']} installed by admin" in caplog.text
+
+
+def _arcvsa_name(cn: str, organisation: str = "arcvsa") -> x509.Name:
+    return x509.Name(
+        [
+            x509.NameAttribute(NameOID.COMMON_NAME, cn),
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, organisation),
+        ]
+    )
+
+
+def test_an_older_releases_long_certificate_is_renewed_with_key_identifiers(admin: TestClient) -> None:
+    key = _ec()
+    old = (
+        x509.CertificateBuilder()
+        .subject_name(_arcvsa_name(HOST))
+        .issuer_name(_arcvsa_name(HOST))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(NOW - dt.timedelta(days=800))
+        .not_valid_after(NOW + dt.timedelta(days=25))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(HOST), x509.DNSName("localhost")]), False)
+        .sign(key, hashes.SHA256())
+    )
+    data = _data_dir(admin)
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "tls.crt").write_text(_pem(old))
+    (data / "tls.key").write_text(_key_pem(key))
+    assert admin.post("/api/settings/tls/renew").status_code == 200
+    leaf = x509.load_pem_x509_certificate((data / "tls.crt").read_bytes())
+    assert leaf.subject == old.subject and leaf.not_valid_after_utc - NOW > dt.timedelta(days=364)
+    assert leaf.extensions.get_extension_for_class(x509.SubjectAlternativeName).value == (
+        old.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    )
+    leaf.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)  # raises when absent
+
+
+def _install(admin: TestClient, chain: str, key: str) -> None:
+    assert admin.put("/api/settings/tls", json={"certificate": chain, "private_key": key}).status_code == 200
+
+
+def _renew_refused(admin: TestClient) -> None:
+    before = (_data_dir(admin) / "tls.crt").read_bytes()
+    assert admin.get("/api/settings/tls").json()["certificate"]["renewable"] is False
+    r = admin.post("/api/settings/tls/renew")
+    assert r.status_code == 409 and "whoever issued it" in r.json()["detail"]
+    assert (_data_dir(admin) / "tls.crt").read_bytes() == before
+
+
+def test_a_certificate_from_an_authority_is_not_renewed_here(admin: TestClient) -> None:
+    chain, key, _leaf = _signed_chain()
+    _install(admin, chain, key)
+    _renew_refused(admin)
+
+
+def test_an_admins_own_self_signed_certificate_is_not_renewed_here(admin: TestClient) -> None:
+    key = _ec()
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(_arcvsa_name(HOST, "Example Corp"))
+        .issuer_name(_arcvsa_name(HOST, "Example Corp"))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(NOW - dt.timedelta(days=1))
+        .not_valid_after(NOW + dt.timedelta(days=30))
+    )
+    _install(admin, _pem(builder.sign(key, hashes.SHA256())), _key_pem(key))
+    _renew_refused(admin)
+
+
+def test_an_arcvsa_named_certificate_signed_by_someone_else_is_not_renewed_here(admin: TestClient) -> None:
+    ca_key, key = _ec(), _ec()
+    leaf = (
+        x509.CertificateBuilder()
+        .subject_name(_arcvsa_name(HOST))
+        .issuer_name(_name("Example CA"))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(NOW - dt.timedelta(days=1))
+        .not_valid_after(NOW + dt.timedelta(days=30))
+        .sign(ca_key, hashes.SHA256())
+    )
+    _install(admin, _pem(leaf), _key_pem(key))
+    _renew_refused(admin)

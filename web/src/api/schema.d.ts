@@ -696,6 +696,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/tls/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew Certificate
+         * @description Renew the appliance's own self-signed certificate: a new key, the same names, valid a year from now;
+         *     served after the api's next restart. 409 for a certificate someone else issued.
+         */
+        post: operations["renew_certificate_api_settings_tls_renew_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage/clones": {
         parameters: {
             query?: never;
@@ -2207,6 +2228,11 @@ export interface components {
              * @description Valid from
              */
             not_before: string;
+            /**
+             * Renewable
+             * @description Made by this appliance (first boot or a renewal): POST /api/settings/tls/renew makes a new one for the same names
+             */
+            renewable: boolean;
             /**
              * Sans
              * @description Subject alternative names: DNS names and IP addresses
@@ -8113,6 +8139,53 @@ export interface operations {
             };
             /** @description Unprocessable Entity */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    renew_certificate_api_settings_tls_renew_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TlsState"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

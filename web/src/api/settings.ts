@@ -58,6 +58,15 @@ export function useInstallTls() {
   });
 }
 
+/** A new key and certificate for the same names, for the appliance's own self-signed certificate. */
+export function useRenewTls() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(api.POST('/api/settings/tls/renew')),
+    onSuccess: (state) => queryClient.setQueryData(tlsKey, state),
+  });
+}
+
 export type NotifySettings = S['NotifySettings'];
 export type NotifySettingsIn = S['NotifySettingsIn'];
 export type SyslogSettings = S['SyslogSettings'];

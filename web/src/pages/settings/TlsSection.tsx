@@ -6,12 +6,16 @@ import { ErrorState } from '../../components/ErrorState';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
 import { CertificateDetails } from './CertificateDetails';
+import { TlsRenewConfirm } from './TlsRenewConfirm';
 import { TlsUploadForm } from './TlsUploadForm';
 
-/** The certificate browsers see on this appliance, and the upload of an administrator's own. */
+/** The certificate browsers see on this appliance, its renewal when the appliance made it, and the upload of an
+ * administrator's own. */
 export function TlsSection() {
   const tls = useTls();
   const [uploading, setUploading] = useState(false);
+  const [renewing, setRenewing] = useState(false);
+  const renewable = tls.isSuccess && tls.data.certificate?.renewable === true;
   return (
     <section className="card storage-section" aria-labelledby="tls-title" data-testid="tls">
       <div className="section-head">
@@ -19,7 +23,12 @@ export function TlsSection() {
           TLS certificate
         </h2>
         <div className="section-actions">
-          <CdsButton size="sm" action="outline" onClick={() => setUploading(true)} disabled={uploading}>
+          {renewable && (
+            <CdsButton size="sm" action="outline" onClick={() => setRenewing(true)} disabled={renewing || uploading}>
+              <CdsIcon shape="refresh" /> Renew
+            </CdsButton>
+          )}
+          <CdsButton size="sm" action="outline" onClick={() => setUploading(true)} disabled={uploading || renewing}>
             <CdsIcon shape="certificate" /> Upload a certificate
           </CdsButton>
         </div>
@@ -34,6 +43,7 @@ export function TlsSection() {
         </FormAlert>
       )}
       {uploading && <TlsUploadForm onDone={() => setUploading(false)} />}
+      {renewing && <TlsRenewConfirm onDone={() => setRenewing(false)} />}
       {tls.isPending && <Loading label="Reading the certificate" />}
       {tls.isError && <ErrorState title="Could not read the certificate" error={tls.error} onRetry={() => void tls.refetch()} />}
       {tls.isSuccess && !uploading && (
