@@ -14,7 +14,7 @@ from typing import Any
 
 from pyVmomi import vim
 
-from provisioning import ownership
+from provisioning import ovf_environment, ownership
 from provisioning.appliance_api import (
     ApplianceApi,
     StorageTarget,
@@ -132,6 +132,7 @@ def appliance_works(
     touched = {a.name.split("/#")[0] for a in actions if a.kind in ("appliance", "disk", "storage")}
     pins = {} if pins is None else pins
     pool_id, folder_id = live.root_pool, live.vm_folder
+    secrets = ovf_environment.secret_keys()
     ds_id, net_id = live.datastores[fleet.datastore].moid, live.networks[fleet.network]
 
     def deploy(spec: ApplianceSpec) -> Any:
@@ -198,6 +199,20 @@ def appliance_works(
 
         return step
 
+    def forget_secrets(spec: ApplianceSpec) -> Any:
+        def step(vc: Vc, vm: Any) -> Any:
+            change = ovf_environment.forget(vm, secrets)
+            if change is None:
+                return vm
+            say(
+                spec.name,
+                "info",
+                "first boot done: admin password cleared from the vApp settings, CD-ROM disconnected",
+            )
+            return vm.ReconfigVM_Task(change)
+
+        return step
+
     def build_storage(spec: ApplianceSpec) -> Any:
         assert storage is not None
         nfs, profile, clients, mark = storage
@@ -241,7 +256,7 @@ def appliance_works(
         spec = specs[name]
         vm = live.vm(name)
         first = (lambda m: lambda vc, _: vc.ref(vim.VirtualMachine, m))(vm.moid) if vm else deploy(spec)
-        steps = [first, attach(spec), power_on(spec), healthy(spec)]
+        steps = [first, attach(spec), power_on(spec), healthy(spec), forget_secrets(spec)]
         if storage is not None:
             steps.append(build_storage(spec))
         works.append(Work(key=name, steps=steps))

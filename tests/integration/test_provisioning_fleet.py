@@ -133,6 +133,8 @@ def test_fleet_storage_nfs_and_pool_then_destroy(
         stored = [e.message for e in events if e.kind == "info" and e.message.startswith("storage:")]
         assert len(stored) == 4 and "NFS 4.1 export of tank/vdi" in stored[0]
         assert "pool tank on 2 LUN disks, SLOG on 1 SSD, L2ARC on 1 SSD" in stored[0]
+        cleared = [e.object for e in events if e.kind == "info" and "admin password cleared" in e.message]
+        assert sorted(cleared) == [f"fleet-vsa-{i}" for i in range(4)]
 
         # a run that died after the storage step but before the mark: the next apply finds it all in place
         vm = find(si, "vm/fleet-vsa-1")
@@ -158,7 +160,10 @@ def test_fleet_storage_nfs_and_pool_then_destroy(
     assert (vm.config.hardware.numCPU, vm.config.hardware.memoryMB) == (4, 16384), "the medium option"
     values = {p.id: p.value for p in vm.config.vAppConfig.property}
     assert values["ipv4_address"] == "192.0.2.23" and values["role"] == "appliance"
-    assert values["admin_password"] == "Corr3ct-Horse!"
+    # First boot has applied it: the password is no longer in vCenter, nor on a CD-ROM the guest cannot blank.
+    assert not values["admin_password"] and values["hostname"] == "vsa-2"
+    drives = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualCdrom)]
+    assert drives and not any(d.connectable.connected or d.connectable.startConnected for d in drives)
     assert [n.name for n in vm.network] == ["vsa-nfs"], "network mapping"
     disks = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualDisk)]
     assert [d.capacityInKB // 1024**2 for d in disks[1:]] == [100, 100, 16, 50]
