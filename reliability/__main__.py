@@ -1,7 +1,8 @@
-"""``python -m reliability``: power-cut cycles and NFS restarts on the lab appliance; a table and JSON.
+"""``python -m reliability``: power-cut cycles, NFS restarts and power cuts in the middle of a reconcile
+on the lab appliance; a table and JSON.
 
-Exits 1 when an acknowledged write is lost, a pool does not come back ONLINE, or a restart is not
-survived (the lost writes are listed).
+Exits 1 when an acknowledged write is lost, a pool does not come back ONLINE, a restart is not
+survived, or a reconcile cut loses an acknowledged change or does not converge (each is listed).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from reliability import reconcilecut
 from reliability.powercut import Options, execute
 from reliability.table import table
 
@@ -29,11 +31,15 @@ def cycle_survived(cycle: dict[str, Any]) -> bool:
 def merge(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Several runs (each its own appliance and seed) as one: their cycles and restarts side by side."""
     cycles = [dict(c, cycle=f"{run['seed']}/{c['cycle']}") for run in runs for c in run["cycles"]]
+    cuts = [
+        dict(c, cycle=f"{run['seed']}/{c['cycle']}") for run in runs for c in run.get("reconcile_cuts", [])
+    ]
     return {
         "seed": ", ".join(str(run["seed"]) for run in runs),
         "writers": runs[0].get("writers", {}),
         "cycles": cycles,
         "restarts": [r for run in runs for r in run["restarts"]],
+        "reconcile_cuts": cuts,
     }
 
 
@@ -41,6 +47,7 @@ def report(data: dict[str, Any]) -> tuple[str, bool]:
     """The tables of a run and whether it passed."""
     cycles: list[dict[str, Any]] = data["cycles"]
     restarts: list[dict[str, Any]] = data["restarts"]
+    cuts: list[dict[str, Any]] = data.get("reconcile_cuts", [])
     rows = [
         [
             "pool",
@@ -74,6 +81,9 @@ def report(data: dict[str, Any]) -> tuple[str, bool]:
         faults.append([f"{restart['unit']} restart under load", "1", "1" if restart["survived"] else "0"])
     for fault in data.get("lun_faults", {}).values():  # tests/lab/faults (make reliability runs it first)
         faults.append([fault["fault"], "1", "1" if fault["survived"] else "0"])
+    if cuts:
+        label = "power cut during a burst of api changes (exports, NFS server, tuning, iSCSI)"
+        faults.append([label, str(len(cuts)), str(sum(bool(c["survived"]) for c in cuts))])
     text = f"seed {data['seed']}\n\n{table(rows)}\n\n{table(faults)}"
     if restarts:
         rrows = [
@@ -100,6 +110,8 @@ def report(data: dict[str, Any]) -> tuple[str, bool]:
                 ]
             )
         text += f"\n\n{table(rrows)}"
+    if cuts:
+        text += f"\n\n{table(reconcilecut.rows(cuts))}"
     lost_lines = [
         f"cycle {c['cycle']} {name}: offset {lost['offset']} expected seq {lost['expected_seq']}, found {lost['found']}"
         for c in cycles
@@ -116,6 +128,7 @@ def report(data: dict[str, Any]) -> tuple[str, bool]:
         text += "\n\nLOST acknowledged writes:\n" + "\n".join(lost_lines)
     failed = [f"restart {r['unit']}: errors {r['errors']}" for r in restarts if not r["survived"]]
     failed += [f"cycle {c['cycle']}: pools {c['pool_states']}" for c in cycles if not cycle_survived(c)]
+    failed += reconcilecut.failures(cuts)
     if failed:
         text += "\n\nFAILED:\n" + "\n".join(failed)
     return text, not lost_lines and not failed
@@ -126,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=20, help="power-cut cycles (each covers both pools)")
     parser.add_argument(
         "--restarts", default="ganesha,knfsd", help="NFS servers to restart under load ('' for none)"
+    )
+    parser.add_argument(
+        "--reconcile-cuts",
+        type=int,
+        default=0,
+        help="power cuts in the middle of a burst of api changes, after the cycles and restarts",
     )
     parser.add_argument("--seed", type=int, default=None, help="RNG seed (default: a new one, printed)")
     parser.add_argument("--memory-mib", type=int, default=2048, help="the VM's memory")
@@ -161,8 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     options = Options(
         args.cycles, restarts, seed, directory, args.json, args.memory_mib, args.lun_mib, args.keep
     )
+    cases = [reconcilecut.ReconcileCuts(args.reconcile_cuts, seed)] if args.reconcile_cuts else []
     try:
-        data = execute(options)
+        data = execute(options, cases)
     finally:
         keep_logs(directory, args.json.parent / f"logs-{seed}")
         if not args.keep:
@@ -172,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     text, passed = report(data)
     print(f"\n{text}\n\nJSON: {args.json}")
-    print("PASS: zero acknowledged writes lost" if passed else "FAIL")
+    converged = "; every reconcile cut converged" if data.get("reconcile_cuts") else ""
+    print(f"PASS: zero acknowledged writes lost{converged}" if passed else "FAIL")
     return 0 if passed else 1
 
 

@@ -27,6 +27,7 @@ import random
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -499,8 +500,9 @@ def first_after(ledger: Ledger, moment: float) -> float:
     return min(later) / 1e9 if later else float("inf")
 
 
-def execute(options: Options) -> dict[str, Any]:
-    """The whole run: boot, storage, power-cut cycles, restarts. Returns the figures (also as JSON)."""
+def execute(options: Options, cases: Sequence[Callable[[Lab, Run], None]] = ()) -> dict[str, Any]:
+    """The whole run: boot, storage, power-cut cycles, restarts, then ``cases`` on the same appliance
+    (reliability.reconcilecut). Returns the figures (also as JSON)."""
     build()
     rng = random.Random(options.seed)  # noqa: S311 - reproducible kill moments, not secrets
     record = Run(options, {"seed": options.seed, "cycles": [], "restarts": []})
@@ -527,6 +529,8 @@ def execute(options: Options) -> dict[str, Any]:
             record.save()
         if "knfsd" in options.restarts:
             lab.api.call("PUT", "/api/storage/nfs/backend", {"backend": "ganesha"})
+        for case in cases:
+            case(lab, record)
     finally:
         record.data["early_boot_panics"] = lab.early_panics
         lab.stop()
