@@ -3,7 +3,10 @@
 #
 #   make reliability        RELIABILITY_CYCLES power-cut cycles (each checks a pool with a SLOG and one
 #                           without, FILE_SYNC and UNSTABLE+COMMIT writers on each), then a ganesha and a
-#                           knfsd restart under load; prints the table, writes var/reliability/reliability.json
+#                           knfsd restart under load, then RELIABILITY_RECONCILE_CUTS power cuts in the
+#                           middle of a burst of api changes (exports, NFS server, tuning, iSCSI; each
+#                           judged by reliability/convergence.py); prints the table, writes
+#                           var/reliability/reliability.json
 #   make reliability-smoke  the short version for `make test` (about 5 min): 1 power-cut cycle (killed
 #                           right after a txg sync started) and one ganesha restart
 #   RELIABILITY_SEED=N      replay a run's kill moments (the seed is printed)
@@ -21,6 +24,7 @@
 APT_PACKAGES += gcc libnfs-dev libssl-dev libnfs-utils wrk iproute2
 
 RELIABILITY_CYCLES ?= 20
+RELIABILITY_RECONCILE_CUTS ?= 5
 RELIABILITY_SEED ?=
 RELIABILITY_ARGS = $(if $(RELIABILITY_SEED),--seed $(RELIABILITY_SEED))
 NFSWRITER := build/nfswriter/nfswriter
@@ -35,12 +39,13 @@ $(NFSWRITER): tools/nfswriter/nfswriter.c
 	gcc -O2 -Wall -Wextra -Werror -std=gnu11 -o $@ $< -lnfs -lcrypto
 
 # LUN faults first (tests/lab/faults: mirror degrade and resilver, stripe suspend and resume; their
-# figures go into the table), then the power cuts and restarts.
-## reliability: LUN faults, 20 power cuts and NFS server restarts under load on the lab VM (about 50 min)
+# figures go into the table), then the power cuts, the restarts and the cuts during api changes.
+## reliability: LUN faults, 20 power cuts, NFS restarts under load, 5 cuts during api changes (about 70 min)
 reliability: image $(NFSWRITER)
 	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/faults
 	$(PY) -m reliability --cycles $(RELIABILITY_CYCLES) --restarts ganesha,knfsd \
-		--lun-faults var/reliability/lun-faults.json --json var/reliability/reliability.json $(RELIABILITY_ARGS)
+		--reconcile-cuts $(RELIABILITY_RECONCILE_CUTS) --lun-faults var/reliability/lun-faults.json \
+		--json var/reliability/reliability.json $(RELIABILITY_ARGS)
 
 # The verification rule and the api's files after a power cut are unit tests (tests/unit); this is the
 # lab run.
