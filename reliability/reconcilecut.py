@@ -68,8 +68,8 @@ TXG_TIMEOUTS = (5, 6, 7, 8, 9, 10)
 L2ARC_WRITE_MAX = (8 << 20, 16 << 20, 32 << 20, 64 << 20)
 SWITCH_CHANCE = 0.2  # per request of the NFS client, until it has switched the server once this cycle
 # Under TCG an export or target change takes 1-5 s and a server switch 10-30 s: within this window every
-# client has had some answers and has one request in flight.
-BURST_S = 20.0
+# client has had some answers and has one request in flight; from a second in, each has sent its first.
+BURST_FROM_S, BURST_S = 1.0, 20.0
 # The poller reconciles at its first pass and every minute after: once the api answers after a boot,
 # one reconcile interval and one emulated pass.
 CONVERGE_S = 120.0
@@ -305,7 +305,7 @@ class Burst:
 
 def burst(lab: Lab, rng: random.Random, base: Desired) -> Burst:
     """The three clients from ``base`` until qemu is SIGKILLed at a moment drawn from ``rng``."""
-    drawn = round(rng.uniform(1.0, BURST_S), 2)
+    drawn = round(rng.uniform(BURST_FROM_S, BURST_S), 2)
     seeds = [rng.randrange(1 << 30) for _ in range(3)]
     stop = threading.Event()
     started = time.monotonic()
