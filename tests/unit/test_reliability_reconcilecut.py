@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from reliability.__main__ import report
+from reliability.__main__ import merge, report
 from reliability.convergence import Desired, apply
 from reliability.reconcilecut import (
     DATASETS,
@@ -132,3 +132,11 @@ def test_a_report_of_an_older_run_without_cuts_still_reads() -> None:
     del data["reconcile_cuts"]
     text, passed = report(data)
     assert passed and "reconcile cut" not in text
+
+
+def test_runs_merged_for_one_report_keep_each_runs_cuts() -> None:
+    first, second = run_data(cut(True)), {**run_data(cut(False)), "seed": 43}
+    merged = merge([first, second, {"seed": 44, "cycles": [], "restarts": []}])  # the last: an older run
+    assert [c["cycle"] for c in merged["reconcile_cuts"]] == ["42/1", "43/1"]
+    text, passed = report(merged)
+    assert not passed and "reconcile cut 43/1: lost" in text
