@@ -406,8 +406,9 @@ def cut_cycle(
     say(
         f"reconcile cut {cycle}: kill {result['kill_s']} s into the burst, in flight {flight}; acked "
         f"{result['acked']}, unacked {result['unacked']} {result['unacked_settled']}, refused "
-        f"{result['refused']}; api {result['boot_to_api_s']} s, converged "
-        f"{outcome.converged_s} s after boot; {'pass' if outcome.survived else 'FAIL'}"
+        f"{result['refused']}; api {result['boot_to_api_s']} s, state {watched.first_s} s, converged "
+        f"{outcome.converged_s} s after boot (seen on the way: {result['problems_seen'] or 'nothing'}); "
+        f"{'pass' if outcome.survived else 'FAIL'}"
     )
     return result, stored if stored is not None else expected.acked
 

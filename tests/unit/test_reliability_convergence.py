@@ -98,7 +98,9 @@ def test_acknowledged_changes_apply_in_the_order_sent_and_the_rest_is_kept_apart
     assert expected.unacked == () and expected.acked_keys == {"export:tank/rc0"}
 
 
-@pytest.mark.parametrize(("status", "acked", "refused"), [(200, 1, 0), (204, 1, 0), (299, 1, 0), (300, 0, 1)])
+@pytest.mark.parametrize(
+    ("status", "acked", "refused"), [(199, 0, 1), (200, 1, 0), (204, 1, 0), (299, 1, 0), (300, 0, 1)]
+)
 def test_a_2xx_answer_acknowledges_anything_else_refuses(status: int, acked: int, refused: int) -> None:
     sent = Sent(CREATE_RC1, 0.0, 1.0, status)
     assert (sent.acked, sent.refused, sent.in_flight) == (bool(acked), bool(refused), False)
