@@ -216,7 +216,7 @@ class Observer:
         """IQN: zvol of every stored target, from a configuration backup opened here."""
         sealed = self._read("POST", "/api/backup", {"passphrase": self.passphrase})
         payload = envelope.unseal(json.dumps(sealed).encode(), self.passphrase)
-        return {t["iqn"]: t["zvol"] for t in payload["iscsi_targets"]}
+        return {t["iqn"]: t["zvol"] for t in payload["sections"]["iscsi"]["targets"]}
 
     def lists(self, dataset: str) -> bool:
         """Whether the host lists the dataset's mount point over NFSv3 (libnfs's nfs-ls)."""

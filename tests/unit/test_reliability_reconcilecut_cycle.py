@@ -62,7 +62,8 @@ class FakeAppliance:
         if method == "GET":
             return 200, self._read(path), None
         if path == "/api/backup":
-            payload = {"iscsi_targets": [{"iqn": i, "zvol": z} for i, z in self.targets.items()]}
+            targets = [{"iqn": i, "zvol": z} for i, z in self.targets.items()]
+            payload = {"sections": {"iscsi": {"targets": targets}}}
             sealed = envelope.seal(payload, body["passphrase"], arcvsa_version="t", hostname="fake")
             return 200, json.loads(sealed), None
         if path == "/api/storage/nfs/backend":
