@@ -53,6 +53,8 @@ chroot "$root" systemctl disable grub-common.service
 # The appliance changes only by a signed arcvsa release: apt's timers would poll an archive it never
 # updates from (and may not reach). Masked, so a package upgrade cannot turn them on again.
 chroot "$root" systemctl mask apt-daily.timer apt-daily-upgrade.timer
+# nfs-utils' pNFS block layout daemon serves an NFS client; the appliance is a server.
+chroot "$root" systemctl mask nfs-blkmap.service
 ln -sf ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 
 # Per-instance identity is made at first boot: machine id, SSH host keys.

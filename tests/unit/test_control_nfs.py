@@ -48,8 +48,8 @@ def test_ganesha_main_config_pins_ports_and_turns_udp_off() -> None:
     for line in (
         "NFS_Port = 2049;",
         "MNT_Port = 20048;",
-        "NLM_Port = 32803;",
-        "Rquota_Port = 875;",
+        "Enable_NLM = false;",
+        "Enable_RQUOTA = false;",
         "Enable_UDP = false;",
     ):
         assert line in text

@@ -45,15 +45,17 @@ DROP_IN_TEXT = f"{HEADER}[Unit]\nAfter=zfs-mount.service\nWants=zfs-mount.servic
 
 
 def render_main() -> str:
-    """The main ganesha.conf."""
+    """The main ganesha.conf. No NLM and no rquota: ESXi locks NFS 3 datastores with its own lock files
+    and never asks for quotas, and a service nobody calls is only a port to defend (and NLM would need
+    rpc.statd on a port of its own)."""
     return (
         HEADER
         + """NFS_CORE_PARAM {
     Protocols = 3, 4;
     NFS_Port = 2049;
     MNT_Port = 20048;
-    NLM_Port = 32803;
-    Rquota_Port = 875;
+    Enable_NLM = false;
+    Enable_RQUOTA = false;
     Enable_UDP = false;
 }
 NFSV4 {

@@ -336,6 +336,45 @@ def test_kernel_settings_and_timers_are_hardened(guest: SshRunner, checks: Check
     checks.verify("kernel_settings_hardened", "apt_timers_masked")
 
 
+# Listeners nobody needs: LLMNR and mDNS (systemd-resolved), ganesha's NLM and rquota (ESXi calls
+# neither), pNFS block layout (a client daemon).
+UNNEEDED = {"tcp": {5355, 875, 32803}, "udp": {5353, 5355, 875, 32803}}
+
+
+def listeners(guest: SshRunner) -> list[tuple[str, str, int, str]]:
+    """(protocol, address, port, process) of every listening TCP and bound UDP socket in the guest."""
+    out = []
+    for line in in_guest(guest, ["ss", "-H", "-l", "-n", "-t", "-u", "-p"]).stdout.splitlines():
+        fields = line.split()
+        if len(fields) < 5:
+            continue
+        address, _, port = fields[4].rpartition(":")
+        process = fields[6].split('"')[1] if len(fields) > 6 and '"' in fields[6] else "?"
+        out.append((fields[0], address, int(port), process))
+    return sorted(set(out))
+
+
+def test_only_needed_services_listen(guest: SshRunner, checks: Checks) -> None:
+    found = listeners(guest)
+    unneeded = [
+        f"{proto}/{port} {proc}" for proto, _, port, proc in found if port in UNNEEDED.get(proto, set())
+    ]
+    shown = sorted({f"{proto}/{port} {proc}" for proto, _, port, proc in found})
+    print(
+        "listening in the guest:",
+        *(f"  {proto} {addr}:{port} {proc}" for proto, addr, port, proc in found),
+        sep="\n",
+    )
+    checks.record(
+        "no_unneeded_listeners",
+        not unneeded,
+        (f"unneeded: {unneeded}; " if unneeded else "") + "listening: " + ", ".join(shown),
+    )
+    blkmap = guest.execute(["systemctl", "is-enabled", "nfs-blkmap.service"], timeout=60).stdout.strip()
+    checks.record("nfs_blkmap_masked", blkmap == "masked", f"nfs-blkmap.service: {blkmap}")
+    checks.verify("no_unneeded_listeners", "nfs_blkmap_masked")
+
+
 def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner, checks: Checks) -> None:
     journal = in_guest(guest, ["journalctl", "--no-pager", "-o", "cat", "-b"], timeout=300).stdout
     found = [name for name, value in (("chap", CHAP_SECRET), ("admin", api.password)) if value in journal]
