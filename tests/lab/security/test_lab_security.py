@@ -375,6 +375,56 @@ def test_only_needed_services_listen(guest: SshRunner, checks: Checks) -> None:
     checks.verify("no_unneeded_listeners", "nfs_blkmap_masked")
 
 
+SSHD_WANTED = {
+    "passwordauthentication": "no",
+    "kbdinteractiveauthentication": "no",
+    "permitrootlogin": "without-password",  # sshd -T's name for prohibit-password
+    "allowtcpforwarding": "no",
+    "allowstreamlocalforwarding": "no",
+    "allowagentforwarding": "no",
+    "x11forwarding": "no",
+    "permittunnel": "no",
+}
+
+
+def test_ssh_takes_a_key_only_and_forwards_nothing(
+    appliance: ApplianceVm, guest: SshRunner, checks: Checks
+) -> None:
+    # The host's own OpenSSH client asks for a password login: the server must offer none.
+    code, said = host_tool(
+        [
+            "ssh",
+            "-v",
+            "-o", "BatchMode=yes",
+            "-o", "StrictHostKeyChecking=no",
+            "-o", "UserKnownHostsFile=/dev/null",
+            "-o", "PubkeyAuthentication=no",
+            "-o", "PreferredAuthentications=password,keyboard-interactive",
+            "-p", str(appliance.config.host_ports["ssh"]),
+            "root@127.0.0.1",
+            "true",
+        ],
+        timeout=60,
+    )  # fmt: skip
+    offered = [line for line in said.splitlines() if "Authentications that can continue" in line]
+    checks.record(
+        "ssh_password_login_refused",
+        code == 255 and bool(offered) and all(o.rstrip().endswith(": publickey") for o in offered),
+        f"exit {code}; {offered[-1].split('debug1: ')[-1] if offered else said[-200:]}",
+    )
+    effective = dict(
+        line.split(" ", 1) for line in in_guest(guest, ["sshd", "-T"]).stdout.splitlines() if " " in line
+    )
+    differ = {k: effective.get(k) for k, v in SSHD_WANTED.items() if effective.get(k) != v}
+    macs = effective.get("macs", "").split(",")
+    checks.record(
+        "sshd_settings",
+        not differ and bool(macs) and all(m.endswith("-etm@openssh.com") for m in macs),
+        f"differ: {differ}; macs: {','.join(macs)}" if differ else f"macs: {','.join(macs)}",
+    )
+    checks.verify("ssh_password_login_refused", "sshd_settings")
+
+
 def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner, checks: Checks) -> None:
     journal = in_guest(guest, ["journalctl", "--no-pager", "-o", "cat", "-b"], timeout=300).stdout
     found = [name for name, value in (("chap", CHAP_SECRET), ("admin", api.password)) if value in journal]
