@@ -27,8 +27,8 @@ class Scan:
 
 
 def scan(endpoint: str, ca_file: Path) -> Scan:
-    """Scan ``host:port``; ``ca_file`` is the anchor its certificate should chain to (a self-signed one
-    is its own)."""
+    """Scan ``host:port`` (``host:port{ip}`` connects to ip and validates for host); ``ca_file`` is the
+    anchor its certificate should chain to (a self-signed one is its own)."""
     if not SSLYZE.exists():
         raise RuntimeError(f"{SSLYZE} is missing: `make {SSLYZE.relative_to(REPO)}` installs it")
     with tempfile.TemporaryDirectory() as folder:
