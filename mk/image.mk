@@ -1,9 +1,10 @@
 # The appliance base disk and the lab boot. Included by the Makefile (-include mk/*.mk).
 # Needs root: mmdebstrap --mode=root, chroot, file ownership in the image.
 
-# Host packages for `image`, `lab-*`: `make setup` installs them.
-APT_PACKAGES += mmdebstrap debian-archive-keyring e2fsprogs fdisk qemu-utils qemu-system-x86 \
-	openssh-client libnfs-utils packer genisoimage
+# Host packages for `image`, `lab-*`: `make setup` installs them. dosfstools and mtools make the
+# EFI System Partition without a mount.
+APT_PACKAGES += mmdebstrap debian-archive-keyring e2fsprogs fdisk dosfstools mtools qemu-utils \
+	qemu-system-x86 openssh-client libnfs-utils packer genisoimage
 
 # Empty: the build takes `git describe --always --dirty` (pyproject's version outside git).
 IMAGE_VERSION ?=

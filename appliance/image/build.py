@@ -5,8 +5,8 @@ rebuild on the same machine is skipped; a fresh machine has no cache and builds 
 
 1. rootfs — mmdebstrap bootstraps Debian 13 with ``packages.txt``; DKMS builds the ZFS module for the
    image's kernel; ``customize.sh`` finishes the tree (``rootfs.py``).
-2. base disk — ``disk.sh`` lays the tree onto a BIOS-bootable disk that authorizes a build-only SSH key
-   (``build/image/keys/build``) for packer (``disk.py``).
+2. base disk — ``disk.sh`` lays the tree onto a GPT disk that boots under BIOS and UEFI and
+   authorizes a build-only SSH key (``build/image/keys/build``) for packer (``disk.py``).
 3. payload — the project's wheel, its locked runtime dependencies, the web assets and the systemd
    units in one reproducible tar (``payload.py``).
 4. packer — ``packer build -only=qemu.lab`` boots the base disk under qemu, installs the payload, enables
@@ -63,6 +63,7 @@ VERSIONED_PACKAGES = (
     "python3",
     "systemd",
     "grub-pc-bin",
+    "grub-efi-amd64-bin",
     "openssh-server",
 )
 
@@ -192,7 +193,9 @@ def build(out: Path, version: str, size_mib: int) -> Manifest:
     build_key = out / "keys" / "build"
     dkey = disk_key(rkey, size_mib, keypair(build_key, "arcvsa-build-only"))
     base, cached = build_disk(tree, cache, logs, dkey, size_mib, root_uuid, build_key.with_suffix(".pub"))
-    stages.append(StageTime("base disk (mkfs -d, sfdisk, grub, build key)", time.monotonic() - t0, cached))
+    stages.append(
+        StageTime("base disk (mkfs -d, mkfs.vfat, sfdisk, grub, build key)", time.monotonic() - t0, cached)
+    )
 
     t0 = time.monotonic()
     payload, payload_sha = make_payload(out / "payload", cache / "payload.tar")

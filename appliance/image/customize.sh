@@ -2,6 +2,7 @@
 # mmdebstrap customize hook: turns the freshly bootstrapped trixie tree ($1) into the appliance root.
 # Runs on the build machine with mmdebstrap's mounts in place; chroot only for tools of the image.
 # Environment: ARCVSA_ROOT_UUID (the root file system's UUID, also used by disk.sh).
+# disk.sh reads the EFI System Partition's volume id from the fstab written here.
 set -euo pipefail
 
 root=${1:?usage: customize.sh ROOTFS}
@@ -40,15 +41,18 @@ cat >"$root/etc/hosts" <<HOSTS
 ::1	localhost ip6-localhost ip6-loopback
 HOSTS
 
+# The ESP's FAT volume id comes from the root UUID: the same tree gives the same disk.
+esp_id=$(tr a-f A-F <<<"${uuid:0:4}-${uuid:4:4}")
 cat >"$root/etc/fstab" <<FSTAB
 UUID=$uuid	/	ext4	errors=remount-ro	0	1
+UUID=$esp_id	/boot/efi	vfat	umask=0077	0	2
 FSTAB
 
 # systemd-networkd + resolved; the kernel NFS server is the alternative backend, off until chosen
 # (it and ganesha cannot share port 2049).
 chroot "$root" systemctl enable systemd-networkd.service systemd-resolved.service
 chroot "$root" systemctl disable nfs-server.service
-# "Record successful boot for GRUB" serves grub-reboot/recordfail, which this hand-made GRUB lacks.
+# "Record successful boot for GRUB" serves recordfail, which Debian's generated grub.cfg leaves out.
 chroot "$root" systemctl disable grub-common.service
 # The appliance changes only by a signed arcvsa release: apt's timers would poll an archive it never
 # updates from (and may not reach). Masked, so a package upgrade cannot turn them on again.
@@ -71,23 +75,50 @@ if [[ $root_hash != '*'* && $root_hash != '!'* ]]; then
     exit 1
 fi
 
-# GRUB for BIOS boot, laid out as grub-install would (modules + core.img under /boot/grub/i386-pc);
-# disk.sh writes boot.img and core.img onto the disk. The image's own GRUB is used, not the host's.
-mkdir -p "$root/boot/grub/i386-pc"
-cp "$root"/usr/lib/grub/i386-pc/*.mod "$root"/usr/lib/grub/i386-pc/*.lst "$root/boot/grub/i386-pc/"
-chroot "$root" grub-mkimage -O i386-pc -o /boot/grub/i386-pc/core.img -p '(hd0,msdos1)/boot/grub' \
-    biosdisk part_msdos ext2 search_fs_uuid
+# GRUB for both firmwares, laid out as grub-install lays it out (it cannot run here: the tree is no
+# disk). Both boot images run the same early config, find the root file system by UUID and read
+# /boot/grub/grub.cfg from it; their modules sit beside them in /boot/grub/<platform>, as the image
+# built them. disk.sh puts core.img into the BIOS boot partition and /boot/efi onto the ESP.
+cat >"$root/boot/grub/load.cfg" <<LOAD
+search.fs_uuid $uuid root
+set prefix=(\$root)'/boot/grub'
+LOAD
+for platform in i386-pc x86_64-efi; do
+    mkdir -p "$root/boot/grub/$platform"
+    cp "$root/usr/lib/grub/$platform"/*.mod "$root/usr/lib/grub/$platform"/*.lst "$root/boot/grub/$platform/"
+done
+chroot "$root" grub-mkimage -O i386-pc -c /boot/grub/load.cfg -p /boot/grub \
+    -o /boot/grub/i386-pc/core.img biosdisk part_gpt ext2 search_fs_uuid
 cp "$root/usr/lib/grub/i386-pc/boot.img" "$root/boot/grub/i386-pc/boot.img"
-cat >"$root/boot/grub/grub.cfg" <<GRUB
-serial --unit=0 --speed=115200
-terminal_input serial console
-terminal_output serial console
-set timeout=1
-search --no-floppy --fs-uuid --set=root $uuid
-menuentry 'arcvsa (Debian 13, Linux $kver)' {
-    linux /boot/vmlinuz-$kver root=UUID=$uuid ro console=tty0 console=ttyS0,115200n8
-    initrd /boot/initrd.img-$kver
-}
-GRUB
+chroot "$root" grub-mkimage -O x86_64-efi -c /boot/grub/load.cfg -p /boot/grub \
+    -o /boot/grub/x86_64-efi/core.efi part_gpt ext2 search_fs_uuid
+# The removable-media path boots with an empty NVRAM (a fresh vSphere VM, OVMF); EFI/debian is where
+# grub-install puts it, and its presence is what makes grub-efi-amd64's upgrades run grub-install.
+for efi in EFI/BOOT/BOOTX64.EFI EFI/debian/grubx64.efi; do
+    install -D -m 0644 "$root/boot/grub/x86_64-efi/core.efi" "$root/boot/efi/$efi"
+done
+# Those upgrades refresh the removable path too and leave the NVRAM as the firmware has it.
+chroot "$root" debconf-set-selections <<DEBCONF
+grub-efi-amd64 grub2/force_efi_extra_removable boolean true
+grub-efi-amd64 grub2/update_nvram boolean false
+DEBCONF
+
+# grub.cfg is Debian's, made by update-grub from /etc/default/grub.d/arcvsa.cfg: a kernel installed
+# later runs update-grub again (/etc/kernel/postinst.d/zz-update-grub, which acts once grub.cfg
+# exists). grub-probe is swapped for a stand-in meanwhile: see grub-probe.sh.
+chroot "$root" dpkg-divert --quiet --local --rename --divert /usr/sbin/grub-probe.real --add /usr/sbin/grub-probe
+sed "s/@ROOT_UUID@/$uuid/" "$here/grub-probe.sh" >"$root/usr/sbin/grub-probe"
+chmod 0755 "$root/usr/sbin/grub-probe"
+chroot "$root" update-grub
+rm "$root/usr/sbin/grub-probe"
+chroot "$root" dpkg-divert --quiet --local --rename --remove /usr/sbin/grub-probe
+cfg="$root/boot/grub/grub.cfg"
+# The kernel version holds regex characters ('+', '.'): compared as text.
+entry=$(grep -m 1 -F "/boot/vmlinuz-$kver " "$cfg" || true)
+if [[ $entry != *" root=UUID=$uuid "* && $entry != *" root=/dev/disk/by-uuid/$uuid "* ]] \
+    || ! grep -E "^[[:space:]]*search .*--fs-uuid .*$uuid" "$cfg" >/dev/null; then
+    log "update-grub made no entry that boots $kver from $uuid"
+    exit 1
+fi
 
 log "customize end"

@@ -1,4 +1,5 @@
-"""Stage 2 of the image build: the root tree laid onto a BIOS-bootable disk (``disk.sh``), as qcow2."""
+"""Stage 2 of the image build: the root tree laid onto a disk that boots under BIOS and UEFI
+(``disk.sh``), as qcow2."""
 
 from __future__ import annotations
 

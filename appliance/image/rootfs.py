@@ -69,7 +69,7 @@ def rootfs_key(packages: list[str], source_line: str) -> str:
     argv = mmdebstrap_argv(packages, source_line, Path("TARGET"), Path("HOOK"))
     digest.update(json.dumps(argv[1:]).encode())
     overlay = [p for p in (HERE / "overlay").rglob("*") if p.is_file()]
-    hash_files(digest, [HERE / "packages.txt", HERE / "customize.sh", *overlay])
+    hash_files(digest, [HERE / "packages.txt", HERE / "customize.sh", HERE / "grub-probe.sh", *overlay])
     return digest.hexdigest()
 
 

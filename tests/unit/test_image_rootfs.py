@@ -18,7 +18,7 @@ def clone(at: Path) -> Path:
     """The files the key reads, at ``at`` as another checkout would have them."""
     here = at / "appliance" / "image"
     here.mkdir(parents=True)
-    for name in ("packages.txt", "customize.sh"):
+    for name in ("packages.txt", "customize.sh", "grub-probe.sh"):
         shutil.copy2(rootfs.HERE / name, here / name)
     shutil.copytree(rootfs.HERE / "overlay", here / "overlay")
     return here
