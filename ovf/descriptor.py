@@ -270,7 +270,12 @@ def _virtual_hardware(vs: ET.Element, hw: VirtualHardware) -> None:
             "ResourceType": "10",
         },
     )
-    for key, value in (("firmware", hw.firmware), ("tools.syncTimeWithHost", "false")):
+    config = (
+        ("firmware", hw.firmware),
+        ("bootOptions.efiSecureBootEnabled", "true" if hw.secure_boot else "false"),
+        ("tools.syncTimeWithHost", "false"),
+    )
+    for key, value in config:
         _sub(
             section,
             q(VMW, "Config"),

@@ -1,11 +1,13 @@
 """The appliance's virtual hardware and its deployment options (sizes).
 
 The sizes differ only in vCPUs and RAM: RAM is what the ZFS ARC (the read cache) lives in, so a
-bigger size serves more desktops from memory. Everything else (vmxnet3 NIC, pvscsi controller, one
-boot disk) is the same for every size.
+bigger size serves more desktops from memory. Everything else (UEFI firmware without Secure Boot,
+vmxnet3 NIC, pvscsi controller, one boot disk) is the same for every size.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -37,7 +39,13 @@ class VirtualHardware(BaseModel):
     network_name: str = Field(description="Logical network the NIC connects to")
     nic_type: str = Field(description="rasd:ResourceSubType of the NIC")
     scsi_type: str = Field(description="rasd:ResourceSubType of the SCSI controller")
-    firmware: str = Field(description="vmw:Config firmware; the image boots GRUB from an MBR")
+    firmware: Literal["bios", "efi"] = Field(
+        description="vmw:Config firmware; the image's GPT disk boots GRUB under either, EFI asked for"
+    )
+    secure_boot: bool = Field(
+        description="vmw:Config bootOptions.efiSecureBootEnabled; off: the image's GRUB and its ZFS "
+        "module (built by DKMS, its key discarded) are signed by no key the firmware or kernel trusts"
+    )
     options: tuple[DeploymentOption, ...] = Field(description="Sizes, small to large")
 
     @model_validator(mode="after")
@@ -67,7 +75,8 @@ APPLIANCE_HARDWARE = VirtualHardware(
     network_name="VM Network",
     nic_type="VmxNet3",
     scsi_type="VirtualSCSI",
-    firmware="bios",
+    firmware="efi",
+    secure_boot=False,
     options=(
         DeploymentOption(
             id="small",

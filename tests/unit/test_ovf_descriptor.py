@@ -18,7 +18,7 @@ from ovf.descriptor import (
 )
 from ovf.envelope import deployment_option_ids, parse_envelope, property_keys, resolve_hardware
 from ovf.hardware import APPLIANCE_HARDWARE
-from ovf.namespaces import OVF, q
+from ovf.namespaces import OVF, VMW, q
 from ovf.properties import load_catalogue
 from ovf.validator import validate_descriptor
 
@@ -69,6 +69,15 @@ def test_options_are_small_medium_large_with_growing_ram() -> None:
     assert ram == sorted(ram) and len(set(ram)) == 3
     defaults = root.findall(f".//{q(OVF, 'Configuration')}[@{q(OVF, 'default')}='true']")
     assert [d.get(q(OVF, "id")) for d in defaults] == ["small"]
+
+
+def test_vsphere_boots_it_under_uefi_without_secure_boot() -> None:
+    """The disk's GPT boots under either firmware; vSphere is asked for EFI. Secure Boot stays off:
+    the image's GRUB and its DKMS-built ZFS module carry no signature the VM would trust."""
+    root = parse_envelope(render_descriptor(INPUTS))
+    config = {c.get(q(VMW, "key")): c.get(q(VMW, "value")) for c in root.iter(q(VMW, "Config"))}
+    assert config["firmware"] == "efi"
+    assert config["bootOptions.efiSecureBootEnabled"] == "false"
 
 
 def test_devices_are_pvscsi_vmxnet3_and_the_disk() -> None:
