@@ -7,16 +7,24 @@ mode with ``restrict=on`` (the guest reaches nothing outside) and forwards bound
 ``reach_host`` lifts the restriction (restrict=off) for a VM that must reach a server on the host, e.g. the
 lab's NTP server (lab.ntp) at 10.0.2.2: restricted user networking drops every UDP datagram of the guest
 but DHCP's and TFTP's, so a guest's NTP request never leaves it.
+
+The image boots under either firmware. ``bios`` (SeaBIOS) is the lab's default: the lab's boot deadlines
+and the benchmark's boot figures were measured with it, OVMF adds its own start under TCG to every boot,
+and once the kernel runs the firmware changes nothing the storage, ops and upgrade tests look at; an
+image built before the disk had an ESP (ARCVSA_LAB_IMAGE, ``lab.up --image``) boots only so. ``efi``
+boots OVMF, as vSphere boots the OVA: `make lab-smoke` boots both. Each UEFI VM has its own copy of
+OVMF's variable store, kept with its OS disk (a VM's NVRAM).
 """
 
 from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from lab import console
 from lab.appliance_env import LAB_GATEWAY
@@ -37,6 +45,11 @@ GUEST_PORTS: dict[str, int] = {
     "iscsi": 3260,
 }
 SSD_SERIALS = ("ssd-slog", "ssd-l2arc")
+Firmware = Literal["bios", "efi"]
+# Debian's ovmf: the 4 MiB flash images (the 2 MiB ones are gone from later releases). Without Secure
+# Boot, which the image does not support (see ovf.hardware), so no SMM and qemu's default machine.
+OVMF_CODE = Path("/usr/share/OVMF/OVMF_CODE_4M.fd")
+OVMF_VARS = Path("/usr/share/OVMF/OVMF_VARS_4M.fd")
 # Every VM of the lab (and packer's build VM) runs on this emulated CPU. la57=off: 4-level paging, as
 # nearly every x86 guest has; qemu 7.2's -cpu max offers 5-level paging, a path real hardware rarely
 # exercises and its emulation less well.
@@ -65,6 +78,7 @@ class VmConfig:
     ``tied``: qemu ends with this process (test fixtures), see :func:`lab.daemon.spawn`.
     ``reach_host``: the guest may send out through the host (restrict=off; see the module docstring).
     ``tap``: a second NIC on a host tap device (lab.tap), plugged in by :meth:`ApplianceVm.open_tap`.
+    ``firmware``: ``bios`` or ``efi`` (OVMF); see the module docstring for the default.
     """
 
     image: Path
@@ -81,6 +95,7 @@ class VmConfig:
     host_ports: dict[str, int] = field(default_factory=dict)
     reach_host: bool = False
     tap: TapLink | None = None
+    firmware: Firmware = "bios"
 
     def __post_init__(self) -> None:
         for name in GUEST_PORTS:
@@ -90,6 +105,11 @@ class VmConfig:
 def overlay(directory: Path) -> Path:
     """The VM's OS disk: a qcow2 overlay on the image."""
     return directory / "os.qcow2"
+
+
+def efi_vars(directory: Path) -> Path:
+    """The VM's own UEFI variable store (boot entries), copied from OVMF's empty one."""
+    return directory / "efivars.fd"
 
 
 def keeps_disk(directory: Path, image: Path) -> bool:
@@ -113,6 +133,7 @@ class ApplianceVm:
         self.config = config
         self.directory = config.directory
         self.overlay = overlay(config.directory)
+        self.efi_vars = efi_vars(config.directory)
         self.qmp_path = config.directory / "vm.qmp"
         self.console = config.directory / "console.log"
         self.log = config.directory / "qemu.log"
@@ -133,6 +154,7 @@ class ApplianceVm:
         image = str(self.config.image.resolve())
         if self.config.fresh or not keeps_disk(self.directory, self.config.image):
             self.overlay.unlink(missing_ok=True)
+            self.efi_vars.unlink(missing_ok=True)
             for path in self.ssd_paths():
                 path.unlink(missing_ok=True)
             run(
@@ -143,6 +165,20 @@ class ApplianceVm:
             if not path.exists():
                 size = str(self.config.ssd_size_bytes)
                 run(["qemu-img", "create", "-q", "-f", "qcow2", str(path), size], timeout=60)
+        if self.config.firmware == "efi" and not self.efi_vars.exists():
+            # Written by the firmware: never the package's own file.
+            shutil.copyfile(ovmf_file(OVMF_VARS), self.efi_vars)
+
+    def firmware_argv(self) -> list[str]:
+        """qemu's firmware options: none for SeaBIOS (qemu's own), OVMF's code and this VM's variables."""
+        if self.config.firmware == "bios":
+            return []
+        return [
+            "-drive",
+            f"if=pflash,format=raw,unit=0,readonly=on,file={ovmf_file(OVMF_CODE)}",
+            "-drive",
+            f"if=pflash,format=raw,unit=1,file={self.efi_vars}",
+        ]
 
     def argv(self) -> list[str]:
         """The qemu command line."""
@@ -159,6 +195,7 @@ class ApplianceVm:
             str(cfg.cpus),
             "-m",
             str(cfg.memory_mib),
+            *self.firmware_argv(),
             "-nodefaults",
             "-display",
             "none",
@@ -328,6 +365,13 @@ class ApplianceVm:
             self.daemon.stop(grace=5)
             self.daemon = None
         self.qmp_path.unlink(missing_ok=True)
+
+
+def ovmf_file(path: Path) -> Path:
+    """One of OVMF's files; FileNotFoundError names the package when it is missing."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} missing: install Debian's ovmf (make apt)")
+    return path
 
 
 def power_off(daemon: Daemon, qmp_path: Path, timeout: float = 120.0) -> bool:

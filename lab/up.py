@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lab import appliance_env, appliance_vm, state
 from lab.appliance_api import ApiError, ApplianceApi
-from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.appliance_vm import ApplianceVm, Firmware, VmConfig
 from lab.daemon import Daemon
 from lab.san import San, Throttle, make_luns
 from process import ProcessError
@@ -68,6 +68,7 @@ def up(
     fresh: bool,
     timeout: float,
     reach_host: bool = False,
+    firmware: Firmware = "bios",
 ) -> state.LabState:
     """Start SAN and VM, save the state, wait for the api and SSH; on failure stop what was started."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -88,6 +89,7 @@ def up(
             cdrom=iso,
             fresh=fresh,
             reach_host=reach_host,
+            firmware=firmware,
         )
     )
     try:
@@ -151,6 +153,12 @@ def main() -> None:
         action="store_true",
         help="let the guest send out through the host (qemu restrict=off), e.g. to lab.ntp at 10.0.2.2",
     )
+    parser.add_argument(
+        "--firmware",
+        choices=("bios", "efi"),
+        default="bios",
+        help="SeaBIOS (default) or OVMF, as vSphere boots the OVA; a kept disk keeps its UEFI variables",
+    )
     args = parser.parse_args()
 
     directory = args.dir.resolve()
@@ -173,6 +181,7 @@ def main() -> None:
             fresh=args.fresh,
             timeout=args.timeout,
             reach_host=args.reach_host,
+            firmware=args.firmware,
         )
     except (ProcessError, ApiError, ValueError, KeyError) as err:
         print(f"lab up failed: {err}", file=sys.stderr)

@@ -2,9 +2,9 @@
 # Needs root: mmdebstrap --mode=root, chroot, file ownership in the image.
 
 # Host packages for `image`, `lab-*`: `make setup` installs them. dosfstools and mtools make the
-# EFI System Partition without a mount.
+# EFI System Partition without a mount; ovmf is the UEFI firmware the lab boots the image with.
 APT_PACKAGES += mmdebstrap debian-archive-keyring e2fsprogs fdisk dosfstools mtools qemu-utils \
-	qemu-system-x86 openssh-client libnfs-utils packer genisoimage
+	qemu-system-x86 ovmf openssh-client libnfs-utils packer genisoimage
 
 # Empty: the build takes `git describe --always --dirty` (pyproject's version outside git).
 IMAGE_VERSION ?=
@@ -37,6 +37,6 @@ lab-down:
 # The smoke part of the lab tier (in `make test`); the storage suite is `make lab-test`.
 LAB_SMOKE_TESTS := tests/lab/test_smoke.py tests/lab/test_firstboot_refused.py
 
-## lab-smoke: the booted image's smoke tests: first boot applied and refused, api, pool, NFS round trip
+## lab-smoke: the booted image's smoke tests (under UEFI and BIOS): first boot applied and refused, api, pool, NFS
 lab-smoke: image
 	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -m lab -s $(LAB_SMOKE_TESTS)

@@ -22,7 +22,7 @@ from fixtures.appliance.remote import SshRunner
 from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance, boot, running_san
 
-from lab.appliance_vm import ApplianceVm
+from lab.appliance_vm import OVMF_CODE, OVMF_VARS, ApplianceVm, Firmware
 from lab.san import San
 
 REPO = Path(__file__).resolve().parents[2]
@@ -71,12 +71,21 @@ def san(tmp_path_factory: pytest.TempPathFactory) -> Iterator[San]:
 
 
 @pytest.fixture(scope="module")
+def firmware() -> Firmware:
+    """What the module's appliance boots under: the lab's default (see lab.appliance_vm); a module that
+    tests the boot itself overrides this fixture."""
+    return "bios"
+
+
+@pytest.fixture(scope="module")
 def booted(
-    lab_image: tuple[Path, Path], san: San, tmp_path_factory: pytest.TempPathFactory
+    lab_image: tuple[Path, Path], san: San, firmware: Firmware, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BootedAppliance]:
     """The appliance booted with valid properties on the SAN's LUNs and two SSDs; powered off afterwards."""
     image, key = lab_image
-    appliance = boot(image, key, san, tmp_path_factory.mktemp("vm"))
+    if firmware == "efi" and not (OVMF_CODE.is_file() and OVMF_VARS.is_file()):
+        missing(f"no OVMF ({OVMF_CODE}, {OVMF_VARS}): install Debian's ovmf (make setup)")
+    appliance = boot(image, key, san, tmp_path_factory.mktemp("vm"), firmware=firmware)
     try:
         seconds = appliance.vm.wait_ssh(timeout=300)
         print(f"boot to SSH: {seconds:.1f} s")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.lab_boot import BootedAppliance, boot
+from support.lab_boot import UEFI_BOOT_LINE, BootedAppliance, boot
 
 from lab import console
 from lab.san import San, make_luns
@@ -28,12 +28,13 @@ BAD = {
 def refused(
     lab_image: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[BootedAppliance]:
-    """The image booted with BAD's values (its own small SAN)."""
+    """The image booted with BAD's values (its own small SAN), under BIOS: the smoke's other
+    appliance (test_smoke) boots under UEFI, so `make lab-smoke` boots both."""
     image, key = lab_image
     directory = tmp_path_factory.mktemp("refused")
     san = San(directory / "san", make_luns(directory / "luns", 1, 64 << 20), tied=True).start()
     try:
-        appliance = boot(image, key, san, directory / "vm", BAD)
+        appliance = boot(image, key, san, directory / "vm", BAD, firmware="bios")
         try:
             yield appliance
         finally:
@@ -70,6 +71,12 @@ def test_refused_properties_are_on_the_console(refused: BootedAppliance) -> None
     }
     for key, reason in reasons.items():
         assert f"- {key} (" in greeting and reason in greeting, key
+
+
+def test_the_image_booted_under_bios(refused: BootedAppliance) -> None:
+    # No SSH here (nothing was applied): the kernel's console says which firmware started it.
+    seen = console.text(refused.vm.console)
+    assert "Linux version" in seen and not UEFI_BOOT_LINE.search(seen), seen[:3000]
 
 
 def test_nothing_was_applied(refused: BootedAppliance) -> None:

@@ -12,16 +12,24 @@ from pathlib import Path
 
 import pytest
 from cryptography import x509
-from support.lab_boot import BootedAppliance
+from support.lab_boot import UEFI_BOOT_LINE, BootedAppliance
 
 from lab import console
 from lab.appliance_api import ApiError
 from lab.appliance_env import LAB_ADDRESS, LAB_FQDN, LAB_HOSTNAME, LAB_PREFIX, LAB_SEARCH
-from lab.appliance_vm import ApplianceVm
+from lab.appliance_vm import ApplianceVm, Firmware
 from lab.san import San
 from process import ProcessError, run
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
+
+
+@pytest.fixture(scope="module")
+def firmware() -> Firmware:
+    """vSphere boots the OVA under UEFI (ovf.hardware): so does this appliance. The image boots under
+    BIOS as well: test_firstboot_refused's appliance does."""
+    return "efi"
+
 
 REPO = Path(__file__).resolve().parents[2]
 FILE_SIZE = 16 << 20
@@ -376,3 +384,55 @@ def test_a_zfs_event_wakes_the_poller(booted: BootedAppliance) -> None:
     while not woken.search(said := vm.ssh(journal)):  # after a pass under way, if one was
         assert time.monotonic() < deadline, said
         time.sleep(1)
+
+
+def test_the_appliance_booted_under_uefi_from_its_esp(booted: BootedAppliance) -> None:
+    vm = booted.vm
+    seen = console.text(vm.console)
+    assert UEFI_BOOT_LINE.search(seen), seen[:3000]
+    vm.ssh(["test", "-d", "/sys/firmware/efi"])
+    esp = json.loads(vm.ssh(["findmnt", "-J", "-o", "FSTYPE,OPTIONS", "/boot/efi"]))["filesystems"][0]
+    assert esp["fstype"] == "vfat", esp
+    # The removable-media path booted (OVMF's NVRAM starts empty); grub-install's path is there too.
+    for path in ("/boot/efi/EFI/BOOT/BOOTX64.EFI", "/boot/efi/EFI/debian/grubx64.efi"):
+        vm.ssh(["test", "-s", path])
+
+
+def test_a_kernel_installed_later_gets_its_boot_entry(booted: BootedAppliance) -> None:
+    """A kernel package runs /etc/kernel/postinst.d (and postrm.d when removed); GRUB's hook there
+    rewrites grub.cfg with the appliance's own grub-probe, which the build's stand-in must not have
+    replaced. Another kernel is stood in for by links to the running one's files, named to sort
+    below it, so the default entry stays the running kernel whatever happens."""
+    vm = booted.vm
+    kver = vm.ssh(["uname", "-r"]).strip()
+    root_uuid = vm.ssh(["findmnt", "-n", "-o", "UUID", "/"]).strip()
+    assert vm.ssh(["grub-probe", "--target=fs_uuid", "/"]).strip() == root_uuid
+    assert vm.ssh(["dpkg-divert", "--list", "/usr/sbin/grub-probe"]).strip() == ""
+    other = "1.0.0-0-arcvsa-test"
+
+    def entries() -> list[str]:
+        lines = vm.ssh(["cat", "/boot/grub/grub.cfg"]).splitlines()
+        return [
+            line.split()[1]
+            for line in lines
+            if line.strip().startswith("linux\t") or line.strip().startswith("linux ")
+        ]
+
+    def hook(kind: str, mode: str) -> None:
+        script = f"/etc/kernel/{kind}.d/zz-update-grub"
+        vm.ssh(["env", f"DEB_MAINT_PARAMS={mode}", script, other, f"/boot/vmlinuz-{other}"], timeout=300)
+
+    try:
+        vm.ssh(["ln", f"/boot/vmlinuz-{kver}", f"/boot/vmlinuz-{other}"])
+        vm.ssh(["ln", f"/boot/initrd.img-{kver}", f"/boot/initrd.img-{other}"])
+        hook("postinst", "configure")
+        added = entries()
+        assert f"/boot/vmlinuz-{other}" in added, added
+        assert added[0] == f"/boot/vmlinuz-{kver}", added  # the default entry
+        config = vm.ssh(["cat", "/boot/grub/grub.cfg"])
+        assert f"root=UUID={root_uuid} " in config
+    finally:
+        vm.ssh(["rm", "-f", f"/boot/vmlinuz-{other}", f"/boot/initrd.img-{other}"])
+    hook("postrm", "remove")
+    assert f"/boot/vmlinuz-{other}" not in entries()
+    assert entries()[0] == f"/boot/vmlinuz-{kver}"

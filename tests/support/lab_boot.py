@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from lab import appliance_env, console
 from lab.appliance_api import ApplianceApi
-from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.appliance_vm import ApplianceVm, Firmware, VmConfig
 from lab.san import San, make_luns
+
+# What the guest kernel prints on the console when UEFI firmware started it ("efi: EFI v2.7 by EDK II").
+UEFI_BOOT_LINE = re.compile(r"efi: EFI v\d")
 
 
 class BootedAppliance:
@@ -31,16 +35,26 @@ def boot(
     overrides: dict[str, str] | None = None,
     *,
     reach_host: bool = False,
+    firmware: Firmware = "bios",
 ) -> BootedAppliance:
     """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health;
-    ``reach_host``: the guest may send out through the host (see lab.appliance_vm).
+    ``reach_host``: the guest may send out through the host, ``firmware``: bios or efi (both: see
+    lab.appliance_vm).
 
     A boot that hangs or whose kernel panics before the api answers (the emulator's: see lab.console)
     is booted once more from a fresh disk, and says so; nothing has been tested on it yet. A second
     one fails, as does any other failure; the VM is stopped either way."""
     iso, properties = appliance_env.prepare(directory / "env", key, overrides or {})
     config = VmConfig(
-        image, directory, san.socket, san.luns, key, cdrom=iso, tied=True, reach_host=reach_host
+        image,
+        directory,
+        san.socket,
+        san.luns,
+        key,
+        cdrom=iso,
+        tied=True,
+        reach_host=reach_host,
+        firmware=firmware,
     )
     try:
         return _boot_once(config, properties, "console-failed-1.log")
