@@ -232,7 +232,9 @@ source "vsphere-iso" "vcenter" {
   vm_name              = local.vm_name
   vm_version           = 19
   guest_os_type        = "debian11_64Guest"
-  firmware             = "bios"
+  # The firmware the OVA asks for (ovf.hardware), Secure Boot off: the installer then installs GRUB
+  # for UEFI, the grub-efi-amd64 that packages.txt names.
+  firmware             = "efi"
   CPUs                 = var.cpus
   RAM                  = var.memory_mib
   disk_controller_type = ["pvscsi"]
@@ -248,11 +250,15 @@ source "vsphere-iso" "vcenter" {
   iso_paths      = [var.debian_iso_path]
   http_directory = "packer/http"
   boot_wait      = "5s"
+  # Under UEFI the netinst ISO boots GRUB: its command line ("c") starts the installer's kernel with
+  # the preseed, as the BIOS menu's "auto" entry would.
   boot_command = [
-    "<esc><wait>",
-    "auto priority=critical preseed/url=http://{{ .HTTPIP }}:{{ .HTTPPort }}/preseed.cfg",
+    "c<wait>",
+    "linux /install.amd/vmlinuz auto=true priority=critical preseed/url=http://{{ .HTTPIP }}:{{ .HTTPPort }}/preseed.cfg",
     " netcfg/get_hostname=arcvsa netcfg/get_domain= mirror/http/hostname=${var.debian_mirror_host}",
     " passwd/root-password=${var.root_password} passwd/root-password-again=${var.root_password}<enter>",
+    "initrd /install.amd/initrd.gz<enter>",
+    "boot<enter>",
   ]
 
   communicator     = "ssh"
