@@ -17,6 +17,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from appliance.image import release
+from appliance.image.rootfs import image_packages
 from process import run
 
 REPO = Path(__file__).resolve().parents[1]
@@ -28,7 +30,8 @@ BUILD_TIMEOUT = 5400.0
 
 
 class NotUpgradable(RuntimeError):
-    """The earlier commit predates in-place upgrades: its image has nothing to upgrade from."""
+    """The earlier commit's image cannot take this tree's bundle: it predates in-place upgrades, or its
+    package set differs (such a release ships as a new OVA)."""
 
 
 def git(*argv: str, cwd: Path = REPO, timeout: float = 300) -> str:
@@ -45,7 +48,16 @@ def worktree(rev: str) -> Path:
         git("worktree", "add", "--detach", "--force", str(tree), sha)
     if not (tree / "appliance" / "upgrade").is_dir():
         raise NotUpgradable(f"{rev} ({sha[:12]}) has no appliance/upgrade: it cannot be upgraded in place")
+    check_base(tree, f"{rev} ({sha[:12]})")
     return tree
+
+
+def check_base(tree: Path, name: str) -> None:
+    """NotUpgradable when the checkout's image has another package set than this tree's: its appliances
+    refuse this tree's bundle (appliance.upgrade.release.check_fits), so building it proves nothing."""
+    theirs = release.base_key(image_packages(tree / "appliance" / "image" / "packages.txt"))
+    if theirs != release.base_key():
+        raise NotUpgradable(f"{name} has another package set than this tree: its image takes a new OVA")
 
 
 def seed_cache(out: Path) -> None:

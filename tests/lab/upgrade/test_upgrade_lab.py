@@ -3,7 +3,8 @@ and an NFS export while a host writes to it (FILE_SYNC, every acknowledged write
 
 The appliance boots the image of the previous commit (``lab.previous``: built the way `make image`
 builds it, from a worktree, with this tree's keys) and is upgraded to this tree's own bundle
-(``build/image/arcvsa-<version>.upgrade``). When the previous commit predates upgrades, it boots this
+(``build/image/arcvsa-<version>.upgrade``). When the previous commit predates upgrades or has another
+package set (its appliances take a new OVA, not a bundle: ``lab.previous.check_base``), it boots this
 tree's image instead and the next release is made the way the pipeline makes one (this tree's payload
 with one migration added, signed with the build's key); the test says which it did.
 
