@@ -232,8 +232,11 @@ class ApplianceVm:
             argv += [
                 "-blockdev",
                 f"driver=raw,node-name=ovfenv,read-only=on,file.driver=file,file.filename={cfg.cdrom}",
+                # IDE 0 master, where the OVF puts the drive. In the boot order after the OS disk: OVMF
+                # sets up only the controllers of boot devices, and Linux finds no drive on an IDE
+                # controller the firmware left alone (first boot would see no OVF environment).
                 "-device",
-                "ide-cd,drive=ovfenv",
+                "ide-cd,drive=ovfenv,bus=ide.0,unit=0,bootindex=1",
             ]
         return argv
 
