@@ -181,23 +181,23 @@ class Changes(BaseModel):
         return bool(self.added or self.updated or self.removed)
 
 
-def _managed_ids(files: Files) -> set[int]:
+def _managed_ids(names: list[str]) -> set[int]:
     ids = set()
-    for name in files.listdir(EXPORTS_DIR):
+    for name in names:
         stem = name.removeprefix(PREFIX).removesuffix(".conf")
         if name.startswith(PREFIX) and name.endswith(".conf") and stem.isdigit():
             ids.add(int(stem))
     return ids
 
 
-def _clear_leftovers(files: Files) -> set[int]:
+def _clear_leftovers(files: Files, names: list[str]) -> set[int]:
     """Remove temporary export files an older release left in exports.d; the export ids they held.
 
     ganesha's ``%dir`` include reads them (hidden or not) before the export's own file, so after a cut
     during a write it serves the leftover's EXPORT block and refuses the stored one as a duplicate.
     """
     held = set()
-    for name in files.listdir(EXPORTS_DIR):
+    for name in names:
         if not name.startswith(f".{PREFIX}"):
             continue
         files.remove(f"{EXPORTS_DIR}/{name}")
@@ -212,10 +212,11 @@ def reconcile(gw: Gateway, files: Files, desired: list[Export], *, config: bool 
     ``config``: write the main config too (not on a timer: see backends.converge)."""
     check_set(desired)
     changes = Changes(restart_needed=config and files.write(MAIN_CONF, render_main()))
-    resend = _clear_leftovers(files)
+    names = files.listdir(EXPORTS_DIR)
+    resend = _clear_leftovers(files, names)
     running = {e.export_id for e in live(gw)}
     wanted = {e.export_id: e for e in desired}
-    for export_id in sorted((_managed_ids(files) | resend) - set(wanted)):
+    for export_id in sorted((_managed_ids(names) | resend) - set(wanted)):
         if export_id in running:
             _manage(gw, "org.ganesha.nfsd.exportmgr.RemoveExport", "q", export_id)
         files.remove(export_file(export_id))
