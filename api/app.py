@@ -28,6 +28,8 @@ from api.deps import integers_in_range, require_principal
 from api.exports import backup as exports_backup
 from api.exports import routes as export_routes
 from api.exports import service as export_service
+from api.firewall import backup as firewall_backup
+from api.firewall import routes as firewall_routes
 from api.fleet import routes as fleet_routes
 from api.iscsi import backup as iscsi_backup
 from api.iscsi import routes as iscsi_routes
@@ -65,6 +67,7 @@ BACKUP_SECTIONS = (
     exports_backup.SECTION,
     iscsi_backup.SECTION,
     tuning_backup.SECTION,
+    firewall_backup.SECTION,
     notify_backup.SECTION,
     certificate_backup.SECTION,
 )
@@ -170,6 +173,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(user_routes.router, dependencies=guarded)
     app.include_router(certificate_routes.router, dependencies=guarded)
     app.include_router(notify_routes.router, dependencies=guarded)
+    app.include_router(firewall_routes.router, dependencies=guarded)
     app.include_router(support_routes.router, dependencies=guarded)
     app.include_router(backup_routes.router, dependencies=guarded)
     app.include_router(upgrade_routes.router, dependencies=guarded)

@@ -62,6 +62,10 @@ class InvalidInput(ApiError):
     """Well-formed input the api refuses (a wrong current password, a certificate that does not fit)."""
 
 
+class WouldLockOut(InvalidInput):
+    """A firewall change that would cut the caller off the web interface (refused before anything ran)."""
+
+
 class SecretRequired(ApiError):
     """A job needs a secret the request did not give (the api never reuses one it was given before)."""
 
@@ -82,6 +86,7 @@ ERROR_TABLE: dict[type[Exception], tuple[int, str]] = {
     InvalidCredentials: (401, "invalid_credentials"),
     CsrfRejected: (403, "csrf_rejected"),
     TooManyAttempts: (429, "too_many_attempts"),
+    WouldLockOut: (422, "would_lock_out"),
     InvalidInput: (422, "invalid_input"),
     NoLocalStorage: (404, "no_local_storage"),
     StateNotPublished: (503, "state_pending"),
@@ -142,6 +147,9 @@ class ErrorBody(BaseModel):
     )
     names: list[str] | None = Field(
         default=None, description="For name collisions: the names taken by objects arcvsa does not own"
+    )
+    your_address: str | None = Field(
+        default=None, description="For a firewall change refused as a lockout: the caller's address"
     )
 
 

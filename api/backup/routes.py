@@ -69,7 +69,8 @@ def restore_backup(
     converge each part of it; every login ends (the backup's users replace this appliance's). What could
     not be restored is listed, with why."""
     sections = _sections(request)
-    ctx = Context(db=db, box=box, files=fs, settings=settings, gw=gw, by=me.username)
+    address = request.client.host if request.client is not None else ""
+    ctx = Context(db=db, box=box, files=fs, settings=settings, gw=gw, by=me.username, address=address)
     report = service.restore(ctx, sections, body)
     refresh(*service.touched(sections, report))
     if service.restart_needed(sections, report):

@@ -63,6 +63,7 @@ class Context:
     settings: Settings
     gw: Gateway
     by: str = ""  # who restores (the TLS certificate's install is logged with it)
+    address: str = ""  # where the restore's request came from (the firewall must not cut it off)
 
 
 @dataclass

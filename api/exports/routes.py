@@ -7,6 +7,7 @@ from fastapi import APIRouter, Response, status
 from api.deps import AppSettings, Db
 from api.exports import service
 from api.exports.schemas import BackendChoice, ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
+from api.firewall import service as firewall
 from api.state.deps import MaybeSnapshot, Refreshed, Snapshot
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
@@ -43,6 +44,7 @@ def create_export(
 ) -> ExportView:
     """Export a dataset's mount point to ESXi hosts over NFS 3 or 4.1 (read-write, no root squash)."""
     made = service.create(gw, fs, db, settings, body)
+    firewall.follow(gw, fs, db, settings)
     refresh(Part.nfs)
     return made
 
@@ -53,6 +55,7 @@ def update_export(
 ) -> ExportView:
     """Change an export's hosts, protocol or port rule."""
     changed = service.update(gw, fs, db, settings, export_id, body)
+    firewall.follow(gw, fs, db, settings)
     refresh(Part.nfs)
     return changed
 
@@ -63,6 +66,7 @@ def delete_export(
 ) -> Response:
     """Stop exporting a dataset (its data stays)."""
     service.delete(gw, fs, db, settings, export_id)
+    firewall.follow(gw, fs, db, settings)
     refresh(Part.nfs)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 

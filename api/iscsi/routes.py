@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from api.deps import AppSettings, Box, Db
+from api.firewall import service as firewall
 from api.iscsi import service
 from api.iscsi.schemas import TargetCreate, TargetUpdate
 from api.storage.deps import Fs, Gw
@@ -24,7 +25,9 @@ def list_targets() -> list[TargetInfo]:
 def create_target(body: TargetCreate, gw: Gw, fs: Fs, db: Db, box: Box, settings: AppSettings) -> TargetInfo:
     """A target with one LUN on an existing zvol, ACLs for the initiators and optional CHAP; a failure
     half way leaves nothing behind. Stored (the secret sealed) and held by the appliance from then on."""
-    return service.create(gw, db, box, fs, settings, body)
+    made = service.create(gw, db, box, fs, settings, body)
+    firewall.follow(gw, fs, db, settings)  # 3260 opens to the iSCSI networks with the first target
+    return made
 
 
 @router.put("/targets/{iqn}", responses=REFUSED)
@@ -37,7 +40,8 @@ def update_target(
 
 
 @router.delete("/targets/{iqn}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def delete_target(iqn: str, fs: Fs, db: Db, box: Box, settings: AppSettings) -> Response:
+def delete_target(iqn: str, gw: Gw, fs: Fs, db: Db, box: Box, settings: AppSettings) -> Response:
     """Remove a target and its backstore (the zvol stays)."""
     service.delete(db, box, fs, settings, iqn)
+    firewall.follow(gw, fs, db, settings)  # and closes with the last
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,5 +1,5 @@
 """Bring the appliance to its desired state: each noun's reconciler given what is stored for it in SQLite
-(the exports, the tuning plan, the iSCSI targets).
+(the exports, the tuning plan, the iSCSI targets, the firewall).
 
 The poller runs this at its first pass (boot) and every RECONCILE_EVERY passes after; the api's routes
 reconcile the noun they change before they store it. The outcome is published with the state, and a noun
@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.exports import service as exports
+from api.firewall import service as firewall
 from api.iscsi import service as iscsi
 from api.secretbox import SecretBox
 from api.settings import Settings
@@ -44,6 +45,14 @@ def iscsi_targets(gw: Gateway, files: Files, factory: sessionmaker[Session], set
         return iscsi.reconcile(gw, files, db, SecretBox(settings.key_file))
 
 
+def firewall_rules(
+    gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings
+) -> list[str]:
+    """The rule set and SSH back to the stored firewall settings (api.firewall.service.reconcile)."""
+    with factory() as db:
+        return firewall.reconcile(gw, files, db, settings)
+
+
 def everything(
     gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings
 ) -> list[Reconciled]:
@@ -52,4 +61,6 @@ def everything(
         attempt(Noun.nfs_exports, now, lambda: nfs_exports(gw, files, factory, settings)),
         attempt(Noun.zfs_parameters, now, lambda: zfs_parameters(files, factory, settings)),
         attempt(Noun.iscsi_targets, now, lambda: iscsi_targets(gw, files, factory, settings)),
+        # last: it opens the ports of what the nouns above serve
+        attempt(Noun.firewall, now, lambda: firewall_rules(gw, files, factory, settings)),
     ]

@@ -24,6 +24,7 @@ class Noun(StrEnum):
     nfs_exports = "nfs_exports"  # what the chosen NFS server serves
     zfs_parameters = "zfs_parameters"  # the module parameters in effect
     iscsi_targets = "iscsi_targets"  # what LIO exports
+    firewall = "firewall"  # the nftables rule set and whether SSH runs
 
 
 class Reconciled(BaseModel):

@@ -31,7 +31,6 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         help="CD-ROM device or ISO with ovf-env.xml (repeatable)",
     )
-    parser.add_argument("--os-user", default="root", help="console account that gets the admin password")
     parser.add_argument("--no-live", action="store_true", help="only write files (no `hostname` call)")
     return parser
 
@@ -53,7 +52,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             cdroms=tuple(args.cdrom or DEFAULT_CDROMS),
             live=live,
             now=now,
-            os_user=args.os_user,
         )
     except FirstBootError as exc:
         print(f"arcvsa first boot: {exc}", file=sys.stderr)

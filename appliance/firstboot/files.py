@@ -16,13 +16,19 @@ from pathlib import Path, PurePosixPath
 
 @dataclass(frozen=True)
 class FileChange:
-    """One file first boot wants in place."""
+    """One file first boot wants in place.
+
+    `owner` (uid, gid) is for a file in an account's home: sshd opens authorized_keys as the account,
+    so a 0600 key file (or 0700 directory) that root owns would lock the account's key out. With
+    `parent_mode` the directory gets the owner too. None keeps an existing file's owner.
+    """
 
     path: PurePosixPath
     content: bytes
     mode: int = 0o644
     only_if_absent: bool = False
     parent_mode: int | None = None
+    owner: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not self.path.is_absolute() or ".." in self.path.parts:
@@ -49,19 +55,28 @@ def write_atomic(root: Path, change: FileChange) -> bool:
     if previous is not None:
         if change.only_if_absent:
             return False
-        if target.read_bytes() == change.content and (previous.st_mode & 0o7777) == change.mode:
+        same_owner = change.owner is None or (previous.st_uid, previous.st_gid) == change.owner
+        if (
+            target.read_bytes() == change.content
+            and (previous.st_mode & 0o7777) == change.mode
+            and same_owner
+        ):
             return False
     target.parent.mkdir(parents=True, exist_ok=True)
     if change.parent_mode is not None:
         target.parent.chmod(change.parent_mode)
+        if change.owner is not None:
+            os.chown(target.parent, *change.owner)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(change.content)
             fh.flush()
+            if change.owner is not None:
+                os.fchown(fh.fileno(), *change.owner)
             os.fchmod(fh.fileno(), change.mode)
-            if previous is not None and os.geteuid() == 0:
+            if change.owner is None and previous is not None and os.geteuid() == 0:
                 # keep the owner and group (/etc/shadow belongs to group shadow)
                 os.fchown(fh.fileno(), previous.st_uid, previous.st_gid)
             os.fsync(fh.fileno())

@@ -30,6 +30,7 @@ class Plan:
     hostname: str
     files: tuple[FileChange, ...]
     warnings: tuple[str, ...]
+    ssh: bool = False  # an SSH key was given: SSH is turned on (the image has it off)
 
 
 def with_hostname(hosts: str, hostname: str, fqdn: str = "") -> str:
@@ -73,17 +74,24 @@ def make_plan(
     root: Path,
     runner: Runner,
     now: dt.datetime,
-    os_user: str = "root",
 ) -> Plan:
-    """The full plan; reads /etc/shadow and /etc/hosts under `root`, writes nothing."""
+    """The full plan; reads /etc/shadow, /etc/passwd and /etc/hosts under `root`, writes nothing.
+
+    The admin password goes to the web admin and to the OS account accounts.ADMIN_ACCOUNT (to be
+    changed at its first login), the SSH key to that account; root's password is locked.
+    """
     hostname, fqdn = props.text("hostname"), props.text("fqdn")
     intent, warnings = network.network_intent(props)
     shadow = read_text(root, accounts.SHADOW)
     if shadow is None:
         raise ApplyFailed(f"{accounts.SHADOW} not found under {root}")
     password = props.secret("admin_password")
-    days = (now.date() - dt.date(1970, 1, 1)).days
-    new_shadow = accounts.with_shadow_hash(shadow, os_user, accounts.crypt_sha512(password, runner), days)
+    new_shadow = accounts.with_shadow_hash(
+        accounts.with_password_locked(shadow, "root"),
+        accounts.ADMIN_ACCOUNT,
+        accounts.crypt_sha512(password, runner),
+        accounts.CHANGE_AT_FIRST_LOGIN,
+    )
     ntp = [s for s in props.text("ntp_servers").split(",") if s]
     cert, key = tls.self_signed(hostname, None if intent.address is None else intent.address.ip, now, fqdn)
     files = [
@@ -99,13 +107,30 @@ def make_plan(
     ]
     ssh_key = props.text("ssh_authorized_key")
     if ssh_key:
-        path = accounts.authorized_keys_path(os_user)
+        passwd = read_text(root, accounts.PASSWD)
+        if passwd is None:
+            raise ApplyFailed(f"{accounts.PASSWD} not found under {root}")
+        admin = accounts.passwd_account(passwd, accounts.ADMIN_ACCOUNT)
+        path = admin.authorized_keys
         files.append(
             FileChange(
                 path,
                 with_authorized_key(read_text(root, path) or "", ssh_key).encode(),
                 mode=0o600,
                 parent_mode=0o700,
+                owner=(admin.uid, admin.gid),
             )
         )
-    return Plan(hostname=hostname, files=tuple(files), warnings=tuple(warnings))
+        # root's too, for automation that logs in without a terminal (the first interactive login
+        # as the admin account must change its password first)
+        superuser = accounts.passwd_account(passwd, "root")
+        files.append(
+            FileChange(
+                superuser.authorized_keys,
+                with_authorized_key(read_text(root, superuser.authorized_keys) or "", ssh_key).encode(),
+                mode=0o600,
+                parent_mode=0o700,
+                owner=(superuser.uid, superuser.gid),
+            )
+        )
+    return Plan(hostname=hostname, files=tuple(files), warnings=tuple(warnings), ssh=bool(ssh_key))

@@ -24,6 +24,8 @@ from process import ProcessError
 
 MARKER = PurePosixPath("/var/lib/arcvsa/firstboot.done")
 HOSTNAME_TIMEOUT = 15.0
+SSH_UNIT = "ssh.service"
+SYSTEMCTL_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,6 @@ def run_firstboot(
     cdroms: Sequence[Path] = DEFAULT_CDROMS,
     live: bool = False,
     now: dt.datetime | None = None,
-    os_user: str = "root",
 ) -> Outcome:
     """Apply the OVF environment once. Raises a FirstBootError subclass; then nothing was written.
 
@@ -64,7 +65,7 @@ def run_firstboot(
     try:
         env = parse_environment(doc.data)
         props = validate_properties(env.properties)
-        plan = make_plan(props, root=root, runner=runner, now=now, os_user=os_user)
+        plan = make_plan(props, root=root, runner=runner, now=now)
     finally:
         if doc.transport == "guestinfo":
             try:
@@ -74,6 +75,12 @@ def run_firstboot(
     changed = [str(change.path) for change in plan.files if write_atomic(root, change)]
     if live:
         runner(["hostname", plan.hostname], timeout=HOSTNAME_TIMEOUT)
+        if plan.ssh:
+            # enabled for the boots to come (no reload: the unit is loaded, and a reload this early
+            # would redo the boot's ordering) and queued for this one: it starts once this unit ends,
+            # so waiting for it here would wait on a unit ordered after this one
+            runner(["systemctl", "enable", "--no-reload", SSH_UNIT], timeout=SYSTEMCTL_TIMEOUT)
+            runner(["systemctl", "start", "--no-block", SSH_UNIT], timeout=SYSTEMCTL_TIMEOUT)
     marker = {"finished_at": now.isoformat(), "transport": doc.transport, "origin": doc.origin}
     write_atomic(root, FileChange(MARKER, (json.dumps(marker, sort_keys=True) + "\n").encode()))
     return Outcome(

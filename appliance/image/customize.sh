@@ -59,6 +59,14 @@ chroot "$root" systemctl disable grub-common.service
 chroot "$root" systemctl mask apt-daily.timer apt-daily-upgrade.timer
 # nfs-utils' pNFS block layout daemon serves an NFS client; the appliance is a server.
 chroot "$root" systemctl mask nfs-blkmap.service
+# rpc.statd serves NLM, which ganesha has off and ESXi never uses (it locks with .lck files): not run,
+# so no listener sits on a random port the firewall cannot name.
+chroot "$root" systemctl mask nfs-ganesha-lock.service rpc-statd.service rpc-statd-notify.service
+# The rule set the api renders (appliance.control.firewall), loaded before any network comes up.
+chroot "$root" systemctl enable nftables.service
+# SSH is off until first boot is given a key or an administrator turns it on (Settings); the disk the
+# build logs in to has it on (disk.sh) until packer seals it.
+chroot "$root" systemctl disable ssh.service
 ln -sf ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 
 # Per-instance identity is made at first boot: machine id, SSH host keys.
@@ -68,12 +76,17 @@ rm -f "$root/var/lib/dbus/machine-id" "$root"/etc/ssh/ssh_host_*
 # build on the appliance makes its own).
 rm -f "$root/var/lib/dkms/mok.key" "$root/var/lib/dkms/mok.pub"
 
-# No default password: root's shadow entry must stay locked ('*' or '!').
-root_hash=$(awk -F: '$1 == "root" { print $2 }' "$root/etc/shadow")
-if [[ $root_hash != '*'* && $root_hash != '!'* ]]; then
-    log "root has a password in the image; refusing"
-    exit 1
-fi
+# The administrative account for the console and SSH (sudo to root); first boot gives it the admin
+# password, to be changed at its first login. root's own password stays locked.
+chroot "$root" useradd --create-home --shell /bin/bash --groups sudo --comment "arcvsa administrator" arcvsa
+# No default password: root's and arcvsa's shadow entries must stay locked ('*' or '!').
+for user in root arcvsa; do
+    hash=$(awk -F: -v user="$user" '$1 == user { print $2 }' "$root/etc/shadow")
+    if [[ $hash != '*'* && $hash != '!'* ]]; then
+        log "$user has a password in the image; refusing"
+        exit 1
+    fi
+done
 
 # GRUB for both firmwares, laid out as grub-install lays it out (it cannot run here: the tree is no
 # disk). Both boot images run the same early config, find the root file system by UUID and read

@@ -4,6 +4,9 @@
 set -euo pipefail
 
 rm -f /root/.ssh/authorized_keys
+# The build logged in over SSH; the product starts with it off (first boot turns it on when the OVF
+# gives a key, an administrator from Settings).
+systemctl disable ssh.service
 usermod -p '*' root
 # the vsphere-iso preseed allowed root password logins for the build; the product does not
 sed -i 's/^PermitRootLogin yes$/#PermitRootLogin prohibit-password/' /etc/ssh/sshd_config

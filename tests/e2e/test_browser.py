@@ -5,6 +5,7 @@ The journey itself is in tests/e2e/*.spec.ts; this starts the stack it needs and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -286,6 +287,40 @@ def test_settings_users_passwords_and_certificate(tmp_path: Path, capsys: pytest
     }
     code = _playwright("settings.spec.ts", tmp_path, capsys, extra)
     assert code == 0, "the Playwright settings journey failed (its output is above)"
+
+
+def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """firewall.spec.ts: the Firewall and SSH section on an api whose rule set the real nft loads into a
+    network namespace (systemd stood in for); afterwards the kernel refuses what the page said it would."""
+    from support import netns
+    from support.firewall_server import firewall_api
+
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    npx = shutil.which("npx")
+    assert npx, "npx is missing"
+    stranger = "10.99.0.5"  # in none of the networks the spec saves
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(firewall_api(tmp_path, dist, PASSWORD, (stranger,)))
+        except netns.Unavailable as exc:
+            pytest.skip(str(exc))
+        assert server.reaches(stranger, 443)  # no rule set loaded yet
+        env = {
+            **os.environ,
+            "ARCVSA_URL": server.url,
+            "ARCVSA_ADMIN_USER": "admin",
+            "ARCVSA_ADMIN_PASSWORD": PASSWORD,
+        }
+        output = WEB / "test-results" / "firewall"
+        with capsys.disabled():
+            argv = [npx, "--no-install", "playwright", "test", "firewall.spec.ts", "--reporter=list",
+                    f"--output={output}"]  # fmt: skip
+            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
+        assert run.returncode == 0, "the Playwright firewall section failed (its output is above)"
+        # the spec leaves the browser's own address alone allowed, with SSH on: both closed to the rest
+        assert not server.reaches(stranger, 443) and not server.reaches(stranger, 22)
+        assert server.systemd.ssh_enabled and server.systemd.armed is None
 
 
 def test_upgrades_section(

@@ -37,8 +37,9 @@ def test_a_format_1_file_reads_as_format_2_with_every_part_in_its_section() -> N
     assert [p.model_dump() for p in payload.pools] == [{"name": "tank", "guid": None}]
     assert payload.datasets == ["tank/ds1", "tank/gone"]
     values = service.values(payload, BACKUP_SECTIONS)
-    assert set(payload.sections) == {s.key for s in BACKUP_SECTIONS} - {"notify", "tls"}  # null in the file
-    assert values["notify"] is None and values["tls"] is None
+    # notify and tls: null in the file; the firewall's settings came after format 1
+    assert set(payload.sections) == {s.key for s in BACKUP_SECTIONS} - {"notify", "tls", "firewall"}
+    assert values["notify"] is None and values["tls"] is None and values["firewall"] is None
     nfs: Any = values["nfs"]
     assert nfs.backend == "ganesha" and [e.export_id for e in nfs.exports] == [101, 102]
     assert values["tuning"].parameters == {"l2arc_noprefetch": 0, "zfs_txg_timeout": 7}  # type: ignore[union-attr]

@@ -16,7 +16,10 @@ from argon2 import PasswordHasher
 from cryptography import x509
 
 from appliance.firstboot.cli import main as firstboot_cli
-from appliance.firstboot.errors import ConfigInvalid
+from appliance.firstboot.environment import parse_environment
+from appliance.firstboot.errors import ApplyFailed, ConfigInvalid
+from appliance.firstboot.model import validate_properties
+from appliance.firstboot.plan import make_plan
 from appliance.firstboot.service import MARKER, run_firstboot
 from ovf.environment import make_environment_iso, render_environment
 from process import Completed, ProcessFailed, run
@@ -33,6 +36,10 @@ ADMIN_KEY = (
 )
 GET = ("vmtoolsd", "--cmd", "info-get guestinfo.ovfEnv")
 SET_BLANK = ("vmtoolsd", "--cmd", "info-set guestinfo.ovfEnv ")
+
+
+SSH_ENABLE = ("systemctl", "enable", "--no-reload", "ssh.service")
+SSH_START = ("systemctl", "start", "--no-block", "ssh.service")
 
 
 class ApplianceRunner:
@@ -56,6 +63,8 @@ class ApplianceRunner:
             return run(call, timeout=timeout, input_text=input_text)
         if len(call) == 2 and call[0] == "hostname":
             return Completed(call, 0, "", "")
+        if call in (SSH_ENABLE, SSH_START):
+            return Completed(call, 0, "", "")
         raise AssertionError(f"unexpected command {call}")
 
 
@@ -69,12 +78,19 @@ def assert_golden(name: str, actual: bytes) -> None:
 
 
 def seeded_root(tmp_path: Path) -> Path:
-    """A root with what the image ships: /etc/shadow (root locked), /etc/hosts, the lab's root key."""
+    """A root with what the image ships: /etc/shadow (root and arcvsa locked), /etc/passwd,
+    /etc/hosts, arcvsa's home, the lab's root key.
+
+    arcvsa's uid and gid are the test's own, so that first boot can give it its key file unprivileged.
+    """
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
     shutil.copy(FIXTURES / "firstboot" / "shadow", root / "etc" / "shadow")
     (root / "etc" / "shadow").chmod(0o640)
+    passwd = (FIXTURES / "firstboot" / "passwd").read_text()
+    (root / "etc" / "passwd").write_text(passwd.replace(":1000:1000:", f":{os.getuid()}:{os.getgid()}:"))
     shutil.copy(FIXTURES / "firstboot" / "hosts", root / "etc" / "hosts")
+    (root / "home" / "arcvsa").mkdir(parents=True)
     (root / "root" / ".ssh").mkdir(parents=True)
     (root / "root" / ".ssh" / "authorized_keys").write_text(LAB_KEY + "\n")
     return root
@@ -104,8 +120,10 @@ def test_static_environment_writes_exactly_these_files(applied: tuple[Path, Appl
         "etc/chrony/sources.d/arcvsa.sources",
         "etc/hostname",
         "etc/hosts",
+        "etc/passwd",
         "etc/shadow",
         "etc/systemd/network/10-arcvsa.network",
+        "home/arcvsa/.ssh/authorized_keys",
         "root/.ssh/authorized_keys",
         "var/lib/arcvsa/admin-password.argon2",
         "var/lib/arcvsa/firstboot.done",
@@ -135,9 +153,10 @@ def test_password_is_stored_only_as_hashes(applied: tuple[Path, ApplianceRunner]
         assert PASSWORD.encode() not in content, f"clear password in {name}"
     shadow = (root / "etc/shadow").read_text().splitlines()
     original = (FIXTURES / "firstboot" / "shadow").read_text().splitlines()
-    assert shadow[1:] == original[1:], "other accounts untouched"
-    fields = shadow[0].split(":")
-    assert fields[0] == "root" and fields[2] == str((NOW.date() - dt.date(1970, 1, 1)).days)
+    assert shadow[:-1] == original[:-1], "other accounts untouched, root still locked"
+    fields = shadow[-1].split(":")
+    assert fields[0] == "arcvsa" and fields[2] == "0", "to be changed at the first login"
+    assert fields[3:] == original[-1].split(":")[3:]
     match = re.fullmatch(r"\$6\$([^$]+)\$[./0-9A-Za-z]+", fields[1])
     assert match, fields[1]
     again = run(
@@ -150,11 +169,57 @@ def test_password_is_stored_only_as_hashes(applied: tuple[Path, ApplianceRunner]
     assert (root / "var/lib/arcvsa/admin-password.argon2").stat().st_mode & 0o777 == 0o600
 
 
-def test_ssh_key_is_added_next_to_existing_keys(applied: tuple[Path, ApplianceRunner]) -> None:
-    root, _ = applied
-    assert (root / "root/.ssh/authorized_keys").read_text() == f"{LAB_KEY}\n{ADMIN_KEY}\n"
-    assert (root / "root/.ssh").stat().st_mode & 0o777 == 0o700
-    assert (root / "root/.ssh/authorized_keys").stat().st_mode & 0o777 == 0o600
+def test_ssh_key_goes_to_the_admin_account_and_root_and_turns_ssh_on(
+    applied: tuple[Path, ApplianceRunner],
+) -> None:
+    root, runner = applied
+    keys, ssh_dir = root / "home/arcvsa/.ssh/authorized_keys", root / "home/arcvsa/.ssh"
+    assert keys.read_text() == f"{ADMIN_KEY}\n"
+    assert ssh_dir.stat().st_mode & 0o777 == 0o700
+    assert keys.stat().st_mode & 0o777 == 0o600
+    assert (keys.stat().st_uid, keys.stat().st_gid) == (os.getuid(), os.getgid()), "arcvsa's, from passwd"
+    assert (ssh_dir.stat().st_uid, ssh_dir.stat().st_gid) == (os.getuid(), os.getgid())
+    assert (root / "root/.ssh/authorized_keys").read_text() == f"{LAB_KEY}\n{ADMIN_KEY}\n", "root's kept"
+    # the image has SSH off: enabled, and queued for this boot (never waited on from first boot)
+    assert [c for c in runner.calls if c[0] == "systemctl"] == [SSH_ENABLE, SSH_START]
+
+
+def test_ssh_key_is_added_next_to_the_accounts_keys(tmp_path: Path) -> None:
+    root = seeded_root(tmp_path)
+    (root / "home/arcvsa/.ssh").mkdir()
+    (root / "home/arcvsa/.ssh/authorized_keys").write_text(LAB_KEY + "\n")
+    run_firstboot(root, ApplianceRunner(env_text("valid-static.xml")), cdroms=[], now=NOW)
+    assert (root / "home/arcvsa/.ssh/authorized_keys").read_text() == f"{LAB_KEY}\n{ADMIN_KEY}\n"
+
+
+def test_plan_gives_the_key_file_to_the_account_in_passwd(tmp_path: Path) -> None:
+    root = seeded_root(tmp_path)
+    shutil.copy(FIXTURES / "firstboot" / "passwd", root / "etc" / "passwd")
+    props = validate_properties(parse_environment(env_text("valid-static.xml").encode()).properties)
+    plan = make_plan(props, root=root, runner=ApplianceRunner(None), now=NOW)
+    admin, superuser = [c for c in plan.files if c.path.name == "authorized_keys"]
+    assert str(admin.path) == "/home/arcvsa/.ssh/authorized_keys"
+    assert (admin.owner, admin.mode, admin.parent_mode) == ((1000, 1000), 0o600, 0o700)
+    assert str(superuser.path) == "/root/.ssh/authorized_keys" and superuser.owner == (0, 0)
+    assert plan.ssh
+
+
+def test_a_root_password_found_set_is_locked(tmp_path: Path) -> None:
+    root = seeded_root(tmp_path)
+    shadow = root / "etc" / "shadow"
+    shadow.write_text(shadow.read_text().replace("root:*:20000:", "root:$6$salt$hash:20100:"))
+    run_firstboot(root, ApplianceRunner(env_text("valid-static.xml")), cdroms=[], now=NOW)
+    assert shadow.read_text().splitlines()[0] == "root:!$6$salt$hash:20100:0:99999:7:::"
+
+
+def test_an_image_without_the_admin_account_gets_nothing(tmp_path: Path) -> None:
+    root = seeded_root(tmp_path)
+    shadow = root / "etc" / "shadow"
+    shadow.write_text("".join(line for line in shadow.read_text().splitlines(True) if "arcvsa" not in line))
+    before = files_under(root)
+    with pytest.raises(ApplyFailed, match="the account 'arcvsa' has no entry in /etc/shadow"):
+        run_firstboot(root, ApplianceRunner(env_text("valid-static.xml")), cdroms=[], now=NOW)
+    assert files_under(root) == before
 
 
 def test_tls_certificate_names_fqdn_host_and_address(applied: tuple[Path, ApplianceRunner]) -> None:
@@ -171,7 +236,7 @@ def test_guestinfo_is_blanked_and_hostname_set_live(applied: tuple[Path, Applian
     _, runner = applied
     assert runner.calls[0] == GET
     assert SET_BLANK in runner.calls
-    assert runner.calls[-1] == ("hostname", "arcvsa-01")
+    assert ("hostname", "arcvsa-01") in runner.calls
     assert runner.guestinfo == ""
 
 
@@ -229,7 +294,9 @@ def test_dhcp_environment_from_the_lab_iso(tmp_path: Path) -> None:
     assert (outcome.transport, outcome.origin) == ("iso", str(iso))
     assert SET_BLANK not in runner.calls, "nothing to blank on the iso transport"
     assert_golden("firstboot-dhcp.network", (root / "etc/systemd/network/10-arcvsa.network").read_bytes())
-    assert (root / "root/.ssh/authorized_keys").read_text() == LAB_KEY + "\n", "no key given: keys untouched"
+    assert not (root / "home/arcvsa/.ssh").exists(), "no key given: no key file"
+    assert (root / "root/.ssh/authorized_keys").read_text() == LAB_KEY + "\n"
+    assert not any(c[0] == "systemctl" for c in runner.calls), "no key given: SSH stays off"
 
 
 def test_cli_reports_a_refused_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,7 @@ is kept: rendered by first boot and at every boot, agetty told to draw it again 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -184,6 +185,9 @@ def test_first_boot_renders_it_when_it_applies(tmp_path: Path) -> None:
     (root / "etc").mkdir(parents=True)
     for name in ("shadow", "hosts"):  # what the image ships
         shutil.copy(REPO / "tests/fixtures/ovf/firstboot" / name, root / "etc" / name)
+    # arcvsa's ids are the test's own, so that first boot can give it its key file unprivileged
+    passwd = (REPO / "tests/fixtures/ovf/firstboot/passwd").read_text()
+    (root / "etc/passwd").write_text(passwd.replace(":1000:1000:", f":{os.getuid()}:{os.getgid()}:"))
     iso = make_environment_iso((ENV / "valid-static.xml").read_bytes(), tmp_path / "env.iso")
     assert firstboot_cli(["--root", str(root), "--cdrom", str(iso)]) == 0
     text = (root / ISSUE).read_text()

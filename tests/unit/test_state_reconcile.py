@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fixtures.appliance import api_flows
-from fixtures.appliance.replay import ReplayRunner, load, replay_log
+from fixtures.appliance.replay import FirewallAnswers, ReplayRunner, load, replay_log
 from sqlalchemy.orm import Session, sessionmaker
 from support.any_recording import AnyRecordingRunner, every_recording
 from support.api import client_for, make_settings
@@ -94,7 +94,7 @@ def test_an_export_the_server_lost_is_added_back_and_the_config_is_left(
     runner = _answers("ganesha", _show("ganesha", served=False), _add_101())
     files = appliance_root(tmp_path)
     files.write(ganesha.MAIN_CONF, "# an admin's own ganesha.conf\n")
-    outcome = _nfs(reconcile.everything(Gateway(runner), files, factory, settings))
+    outcome = _nfs(reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings))
     assert outcome.noun is Noun.nfs_exports and outcome.failure is None
     assert outcome.changes == ["export 101 added to ganesha"]
     assert runner.pending == []  # the listing, then the one AddExport
@@ -109,7 +109,7 @@ def test_a_server_that_serves_the_stored_set_is_left_alone(
     runner = _answers("ganesha", _show("ganesha", served=True))
     files = appliance_root(tmp_path)
     files.write(EXPORT_FILE, ganesha.render_export(export()))
-    outcome = _nfs(reconcile.everything(Gateway(runner), files, factory, settings))
+    outcome = _nfs(reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings))
     assert outcome.changes == [] and outcome.failure is None
     assert runner.calls == [load("ganesha")["commands"][_show("ganesha", served=True)]["argv"]]
 
@@ -125,7 +125,7 @@ def test_an_export_removed_from_the_database_leaves_the_server(
     runner = _answers("ganesha", _show("ganesha", served=True), remove)
     files = appliance_root(tmp_path)
     files.write(EXPORT_FILE, ganesha.render_export(export()))
-    outcome = _nfs(reconcile.everything(Gateway(runner), files, factory, settings))
+    outcome = _nfs(reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings))
     assert outcome.changes == ["export 101 removed from ganesha"] and runner.pending == []
     assert files.read(EXPORT_FILE) is None
 
@@ -135,7 +135,9 @@ def test_a_stopped_server_is_kept_as_the_outcome_and_left_to_its_own_alert(
 ) -> None:
     factory, settings = stored
     runner = _answers("api_exports", _show("api_exports", served=False, failed=True))
-    outcome = _nfs(reconcile.everything(Gateway(runner), appliance_root(tmp_path), factory, settings))
+    outcome = _nfs(
+        reconcile.everything(Gateway(FirewallAnswers(runner)), appliance_root(tmp_path), factory, settings)
+    )
     assert outcome.failure is not None and outcome.failure.error == "ServiceDown"
     assert "not provided by any .service files" in outcome.failure.message
     assert drift_alerts([outcome]) == []  # nfs/service says the server is down
@@ -143,9 +145,11 @@ def test_a_stopped_server_is_kept_as_the_outcome_and_left_to_its_own_alert(
 
 def _nfs(outcomes: list[Reconciled]) -> Reconciled:
     """The exports' outcome; the module parameters' (no plan stored, the device wait held) and the iSCSI
-    targets' (none stored) did nothing."""
-    assert [o.noun for o in outcomes] == [Noun.nfs_exports, Noun.zfs_parameters, Noun.iscsi_targets]
-    assert all(o.changes == [] and o.failure is None for o in outcomes[1:])  # nothing else stored
+    targets' (none stored) did nothing; the firewall's rule set (the defaults, adopted) is loaded."""
+    nouns = [Noun.nfs_exports, Noun.zfs_parameters, Noun.iscsi_targets, Noun.firewall]
+    assert [o.noun for o in outcomes] == nouns
+    assert all(o.changes == [] and o.failure is None for o in outcomes[1:3])  # nothing else stored
+    assert outcomes[3].failure is None and outcomes[3].changes == ["rule set loaded"]
     return outcomes[0]
 
 
@@ -206,7 +210,7 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
     files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")  # set by hand
     files.remove(modparams.MODPROBE)  # removed by hand
     runner = _answers("ganesha", _show("ganesha", served=True))
-    exported, tuned, _ = reconcile.everything(Gateway(runner), files, factory, settings)
+    exported, tuned, _, _ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
     assert exported.changes == [] and tuned.changes == [
         "zfs_txg_timeout set to 10 (was 5)",
         "/etc/modprobe.d/zfs-arcvsa.conf rewritten from the tuning plan",
@@ -218,7 +222,7 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
         db.add(ZfsParameter(name="zfs_gone", value=1))
         db.commit()
     runner = _answers("ganesha", _show("ganesha", served=True))
-    exported, tuned, _ = reconcile.everything(Gateway(runner), files, factory, settings)
+    exported, tuned, _, _ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
     assert exported.failure is None  # one noun's failure keeps no other from converging
     assert tuned.failure is not None and tuned.failure.error == "NotFound"
     [alert] = drift_alerts([exported, tuned])

@@ -10,6 +10,11 @@
   10.250.0.2 and answers it over the second NIC through a route the test adds. Adding that address to
   the export lets it in, taking it out again refuses it again: the refusal is the host list's, not the path's. Refused is
   an error answer, or no answer at all once that same path has been seen to answer.
+- Firewall: every forwarded port probed from the host (the management network, 10.0.2.2) and from the
+  namespace (10.250.0.2) before any export or target (the web interface and SSH answer both) and after
+  an export and a target for the host (the host reaches NFS and iSCSI too, the namespace nothing once
+  the management networks are narrowed to the host's); a change that would cut the caller off is
+  refused, one confirmed is kept, one left unconfirmed is rolled back by the guest's own timer.
 - iSCSI: a CHAP target refuses a login without CHAP and with a wrong secret, and takes the right one.
 - Logs: neither the CHAP secret nor the admin password is in the guest's journal afterwards.
 
@@ -35,12 +40,13 @@ import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
 from fixtures.appliance.remote import SshRunner
+from support import portscan
 from support.host import host_tool
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
 from support.sslyze import scan
 
-from lab.appliance_vm import ApplianceVm
+from lab.appliance_vm import GUEST_PORTS, ApplianceVm
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
 
@@ -119,9 +125,9 @@ def free_port_on(address: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, int, int]]:
-    """A network namespace whose libnfs reaches the guest's NFS as 10.250.0.2: (namespace, nfs port, mountd
-    port) on the host side of its veth. Removed afterwards (the NIC goes with the VM)."""
+def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, dict[str, int]]]:
+    """A network namespace that reaches the guest's ports as 10.250.0.2: (namespace, {GUEST_PORTS name:
+    port on the host side of its veth}). Removed afterwards (the NIC goes with the VM)."""
     if os.geteuid() != 0 or not Path(IP).is_file():
         pytest.fail("the NFS host-list check needs root and iproute2 (network namespaces)")
     ip("netns", "delete", NS, check=False)
@@ -135,14 +141,14 @@ def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, in
         ip("netns", "exec", NS, "ip", "addr", "add", f"{NS_SIDE}/30", "dev", VETH_NS)
         ip("netns", "exec", NS, "ip", "link", "set", VETH_NS, "up")
         ip("netns", "exec", NS, "ip", "link", "set", "lo", "up")
-        nfs, mountd = free_port_on(HOST_SIDE), free_port_on(HOST_SIDE)
+        ports = {name: free_port_on(HOST_SIDE) for name in GUEST_PORTS}
         # The image's networkd config matches every en* link (first boot's static address and gateway):
         # a file of our own, sorted first and matching only the new NIC's MAC, keeps it on its network.
         in_guest(guest, ["mkdir", "-p", "/run/systemd/network"])
         guest.execute(["tee", NETWORK_FILE], timeout=60, input_text=NETWORK_TEXT)
         in_guest(guest, ["networkctl", "reload"])
         # QMP's structured netdev_add: HMP's keeps only the last of repeated hostfwd= options
-        forwards = [{"str": f"tcp:{HOST_SIDE}:{nfs}-:2049"}, {"str": f"tcp:{HOST_SIDE}:{mountd}-:20048"}]
+        forwards = [{"str": f"tcp:{HOST_SIDE}:{ports[name]}-:{port}"} for name, port in GUEST_PORTS.items()]
         user = {"type": "user", "id": "secnet", "net": SECOND_NET, "hostfwd": forwards}
         nic = {"driver": "virtio-net-pci", "netdev": "secnet", "id": "secnic", "romfile": "", "mac": NIC_MAC}
         with appliance.qmp() as qmp:
@@ -153,7 +159,7 @@ def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, in
             time.sleep(2)
             addresses = in_guest(guest, ["ip", "-br", "addr"]).stdout
         assert SECOND_GUEST in addresses, f"the hot-plugged NIC did not get {SECOND_GUEST}: {addresses}"
-        yield NS, nfs, mountd
+        yield NS, ports
     finally:
         ip("netns", "delete", NS, check=False)
         ip("link", "delete", VETH_HOST, check=False)
@@ -203,10 +209,103 @@ def test_tls_passes_mozilla_intermediate(booted: BootedAppliance, checks: Checks
     checks.verify("tls_mozilla_intermediate")
 
 
-def test_nfs_refuses_a_client_outside_the_host_list(
-    api: LabApi, appliance: ApplianceVm, guest: SshRunner, stranger: tuple[str, int, int], checks: Checks
+FIREWALL = "/api/settings/firewall"
+MANAGEMENT = "10.0.2.0/24"  # the host's side of the first NIC: the administrator's network here
+
+
+def ports_seen(
+    appliance: ApplianceVm, stranger: tuple[str, dict[str, int]]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Every GUEST_PORTS port as the host (10.0.2.2) and the namespace (10.250.0.2) find it."""
+    ns, ns_ports = stranger
+    host = portscan.scan({name: ("127.0.0.1", appliance.config.host_ports[name]) for name in GUEST_PORTS})
+    other = portscan.scan({name: (HOST_SIDE, ns_ports[name]) for name in GUEST_PORTS}, namespace=ns)
+    return host, other
+
+
+def live_management(guest: SshRunner) -> str:
+    return in_guest(guest, ["nft", "list", "set", "inet", "arcvsa", "management_v4"]).stdout
+
+
+def test_firewall_before_any_export_or_target(
+    api: LabApi,
+    appliance: ApplianceVm,
+    guest: SshRunner,
+    stranger: tuple[str, dict[str, int]],
+    checks: Checks,
 ) -> None:
-    ns, ns_nfs, ns_mountd = stranger
+    # As first boot leaves it: the web interface, and SSH (on: the lab gave a key), from anywhere.
+    host, other = ports_seen(appliance, stranger)
+    checks.record(
+        "firewall_before_storage",
+        portscan.opened(host) == portscan.opened(other) == ["https", "ssh"],
+        f"open from the host: {portscan.opened(host)}; from {STRANGER}: {portscan.opened(other)}",
+    )
+    shown = api.call("GET", FIREWALL)
+    refused = api.refused(
+        "PUT", FIREWALL, {"management": ["10.250.0.0/30"], "iscsi": [], "ssh": True}, expect=422
+    )
+    checks.record(
+        "firewall_lockout_refused",
+        refused["code"] == "would_lock_out"
+        and refused.get("your_address") == HOST == shown["your_address"]
+        and api.call("GET", FIREWALL)["settings"] == shown["settings"],
+        f"{refused['code']}: {refused['detail']}",
+    )
+
+    # Narrowed to the administrator's network: on trial at once, kept once confirmed through it.
+    trial = api.call("PUT", FIREWALL, {"management": [MANAGEMENT], "iscsi": [], "ssh": True})["trial"]
+    kept = api.call("POST", f"{FIREWALL}/confirm")
+    host, other = ports_seen(appliance, stranger)
+    checks.record(
+        "firewall_trial_confirmed",
+        trial is not None
+        and kept["trial"] is None
+        and kept["settings"]["management"] == [MANAGEMENT]
+        and portscan.opened(host) == ["https", "ssh"]
+        and portscan.opened(other) == [],
+        f"kept {kept['settings']['management']}; open from the host: {portscan.opened(host)}; from {STRANGER}: {portscan.opened(other)}",
+    )
+
+    # Not confirmed: the previous rules come back by themselves (a systemd timer in the guest).
+    started = time.monotonic()
+    trial = api.call("PUT", FIREWALL, {"management": [MANAGEMENT, "192.0.2.0/24"], "iscsi": [], "ssh": True})[
+        "trial"
+    ]
+    during = live_management(guest)
+    deadline = started + 300
+    while "192.0.2.0/24" in live_management(guest) and time.monotonic() < deadline:
+        time.sleep(5)
+    back = time.monotonic() - started
+    after = api.call("GET", FIREWALL)
+    checks.record(
+        "firewall_trial_rolled_back",
+        trial is not None
+        and "192.0.2.0/24" in during
+        and "192.0.2.0/24" not in live_management(guest)
+        and after["trial"] is None
+        and after["settings"]["management"] == [MANAGEMENT],
+        f"the rules on trial until {trial and trial['until']} were gone {back:.0f} s after the change; "
+        f"stored: {after['settings']['management']}",
+        back,
+    )
+    checks.verify(
+        "firewall_before_storage",
+        "firewall_lockout_refused",
+        "firewall_trial_confirmed",
+        "firewall_trial_rolled_back",
+    )
+
+
+def test_nfs_refuses_a_client_outside_the_host_list(
+    api: LabApi,
+    appliance: ApplianceVm,
+    guest: SshRunner,
+    stranger: tuple[str, dict[str, int]],
+    checks: Checks,
+) -> None:
+    ns, ns_ports = stranger
+    ns_nfs, ns_mountd = ns_ports["nfs"], ns_ports["mountd"]
     api.call(
         "POST", "/api/storage/pools", {"name": "tank", "data": ["/dev/disk/by-id/virtio-lun0"]}, expect=201
     )
@@ -278,6 +377,8 @@ def test_nfs_refuses_a_client_outside_the_host_list(
 def test_iscsi_refuses_a_login_without_chap(api: LabApi, appliance: ApplianceVm, checks: Checks) -> None:
     absent = [t for t in ("iscsi-inq", "iscsi-readcapacity16") if shutil.which(t) is None]
     assert not absent, f"host tools missing: {absent} (libiscsi-bin: make setup)"
+    # The host's initiator is let in to 3260 (the firewall knows initiators by network, not by IQN).
+    api.call("PUT", FIREWALL, {"management": [MANAGEMENT], "iscsi": [f"{HOST}/32"], "ssh": True})
     api.call("POST", "/api/storage/volumes", {"name": ZVOL, "size_bytes": ZVOL_BYTES}, expect=201)
     body = {
         "iqn": TARGET_IQN,
@@ -303,6 +404,21 @@ def test_iscsi_refuses_a_login_without_chap(api: LabApi, appliance: ApplianceVm,
         "iscsi_wrong_secret_refused", code != 0 and "Authentication failure" in out, f"exit {code} {out}"
     )
     checks.verify("iscsi_chap_login_works", "iscsi_no_chap_refused", "iscsi_wrong_secret_refused")
+
+
+def test_firewall_after_an_export_and_a_target(
+    api: LabApi, appliance: ApplianceVm, stranger: tuple[str, dict[str, int]], checks: Checks
+) -> None:
+    # The export lists the host, the target's network is the host's: the namespace reaches nothing.
+    assert api.call("GET", "/api/storage/iscsi/targets") and api.call("GET", "/api/storage/exports")
+    host, other = ports_seen(appliance, stranger)
+    wanted = ["https", "iscsi", "mountd", "nfs", "portmapper", "ssh"]
+    checks.record(
+        "firewall_after_storage",
+        portscan.opened(host) == wanted and portscan.opened(other) == [],
+        f"open from the host: {portscan.opened(host)}; from {STRANGER}: {portscan.opened(other)}",
+    )
+    checks.verify("firewall_after_storage")
 
 
 HARDENING = REPO / "appliance/image/overlay/etc/sysctl.d/60-arcvsa-hardening.conf"

@@ -210,6 +210,9 @@ def test_no_process_ever_shows_a_chap_secret(api: LabApi, guest: SshRunner, pool
 @pytest.fixture
 def pr_target(api: LabApi, guest: SshRunner, zvol: str) -> Iterator[str]:
     iqn = "iqn.2026-11.lab.arcvsa:reservations"
+    # both initiators run on the host: its network is the one the firewall lets in to 3260
+    allowed = api.call("GET", "/api/settings/firewall")["settings"]
+    api.call("PUT", "/api/settings/firewall", {**allowed, "iscsi": ["10.0.2.2/32"]})
     api.call("POST", TARGETS, {"iqn": iqn, "zvol": zvol, "initiators": [HOST_A, HOST_B]}, expect=201)
     yield iqn
     api.call("DELETE", f"{TARGETS}/{iqn}", expect=204)

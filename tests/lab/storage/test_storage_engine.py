@@ -528,6 +528,9 @@ def test_iscsi_lun_from_a_zvol(api: LabApi, appliance: ApplianceVm, figures: Fig
     assert CHAP_SECRET not in json.dumps(again)
     assert [t["iqn"] for t in api.call("GET", "/api/storage/iscsi/targets")] == [TARGET_IQN]
 
+    # The firewall lets initiators in by network: the host's, as an admin lists the ESXi hosts'.
+    allowed = api.call("GET", "/api/settings/firewall")["settings"]
+    api.call("PUT", "/api/settings/firewall", {**allowed, "iscsi": ["10.0.2.2/32"]})
     port = appliance.config.host_ports["iscsi"]
     code, found = host_tool(["iscsi-ls", "-i", HOST_IQN, f"iscsi://127.0.0.1:{port}/"], env=iscsi_env())
     assert code == 0 and f"Target:{TARGET_IQN} Portal:{LAB_ADDRESS}:3260" in found, found

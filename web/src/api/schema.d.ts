@@ -605,6 +605,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/firewall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Firewall
+         * @description The settings, every accept rule in effect, any change on trial, and the caller's address.
+         */
+        get: operations["get_firewall_api_settings_firewall_get"];
+        /**
+         * Put Firewall
+         * @description Replace the settings. Refused when the caller's own address would be left out of the management
+         *     networks. A change of those goes on trial (see ``trial.until``) and must be confirmed; the rest is
+         *     applied and stored at once.
+         */
+        put: operations["put_firewall_api_settings_firewall_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/firewall/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm Firewall
+         * @description Keep the change on trial (this request came through its rules); 409 when none waits or its time
+         *     is up.
+         */
+        post: operations["confirm_firewall_api_settings_firewall_confirm_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/settings/firewall/trial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Cancel Firewall Trial
+         * @description Drop the change on trial now: the stored rules come back at once.
+         */
+        delete: operations["cancel_firewall_trial_api_settings_firewall_trial_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/notifications": {
         parameters: {
             query?: never;
@@ -1796,6 +1863,27 @@ export interface components {
              * @description what it is about: a pool, or a pool's device
              */
             subject: string;
+        };
+        /**
+         * Allowed
+         * @description One accept rule in effect: a service, its TCP ports and who may reach them.
+         */
+        Allowed: {
+            /**
+             * Ports
+             * @description TCP ports
+             */
+            ports: number[];
+            /**
+             * Service
+             * @description web interface, SSH, NFSv3, NFSv4.1 or iSCSI
+             */
+            service: string;
+            /**
+             * Sources
+             * @description networks or addresses allowed (empty: nobody)
+             */
+            sources: string[];
         };
         /**
          * ApplianceInfo
@@ -3046,6 +3134,11 @@ export interface components {
              * @description For certificate errors: the SHA-256 thumbprint the server presented
              */
             thumbprint?: string | null;
+            /**
+             * Your Address
+             * @description For a firewall change refused as a lockout: the caller's address
+             */
+            your_address?: string | null;
         };
         /**
          * ExportCard
@@ -3262,6 +3355,48 @@ export interface components {
             write_mib_s: number;
         };
         /**
+         * FirewallSettings
+         * @description Who may reach the web interface, SSH and iSCSI (NFS follows the exports' hosts by itself).
+         */
+        FirewallSettings: {
+            /**
+             * Iscsi
+             * @description networks of the ESXi hosts whose iSCSI initiators log in (3260, while a target exists)
+             */
+            iscsi?: string[];
+            /**
+             * Management
+             * @description networks (or single addresses) allowed to the web interface (443) and, when on, SSH (22); 0.0.0.0/0 and ::/0 allow every address
+             */
+            management: string[];
+            /**
+             * Ssh
+             * @description the SSH service on (keys only), reachable from the management networks
+             * @default false
+             */
+            ssh: boolean;
+        };
+        /**
+         * FirewallView
+         * @description The firewall's settings, what they allow, and the address this appliance sees the caller at.
+         */
+        FirewallView: {
+            /**
+             * Allowed
+             * @description every accept rule in effect; all else is refused
+             */
+            allowed: components["schemas"]["Allowed"][];
+            /** @description the settings in effect (confirmed) */
+            settings: components["schemas"]["FirewallSettings"];
+            /** @description a change waiting for confirmation */
+            trial?: components["schemas"]["Trial"] | null;
+            /**
+             * Your Address
+             * @description the address your requests come from, as the appliance sees it
+             */
+            your_address: string;
+        };
+        /**
          * FirstBoot
          * @description Outcome of first boot. `pending`: not run yet; `absent`: not an appliance (a developer machine).
          */
@@ -3379,6 +3514,12 @@ export interface components {
              * @default null
              */
             thumbprint: string | null;
+            /**
+             * Your Address
+             * @description For a firewall change refused as a lockout: the caller's address
+             * @default null
+             */
+            your_address: string | null;
         };
         /** Health */
         Health: {
@@ -5243,6 +5384,20 @@ export interface components {
              * @description Bearer token for scripts: send it as 'Authorization: Bearer <token>'
              */
             token: string;
+        };
+        /**
+         * Trial
+         * @description A change of the management networks in effect on trial: kept only when confirmed in time.
+         */
+        Trial: {
+            /** @description the settings on trial */
+            settings: components["schemas"]["FirewallSettings"];
+            /**
+             * Until
+             * Format: date-time
+             * @description when the previous rules come back unless confirmed
+             */
+            until: string;
         };
         /** UpgradeStatus */
         UpgradeStatus: {
@@ -7850,6 +8005,270 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_firewall_api_settings_firewall_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FirewallView"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    put_firewall_api_settings_firewall_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FirewallSettings"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FirewallView"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    confirm_firewall_api_settings_firewall_confirm_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FirewallView"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancel_firewall_trial_api_settings_firewall_trial_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FirewallView"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
-import { call } from './errors';
+import { ApiError, call } from './errors';
 import type { components } from './schema';
 
 type S = components['schemas'];
@@ -91,4 +91,53 @@ export function useSaveNotifications() {
 /** A test message on every enabled alert channel, each channel's outcome. */
 export function useTestNotifications() {
   return useMutation({ mutationFn: () => call(api.POST('/api/settings/notifications/test')) });
+}
+
+export type FirewallView = S['FirewallView'];
+export type FirewallSettings = S['FirewallSettings'];
+export type FirewallRule = S['Allowed'];
+export type FirewallTrial = S['Trial'];
+
+const firewallKey = ['settings', 'firewall'] as const;
+
+export function useFirewall() {
+  return useQuery({ queryKey: firewallKey, queryFn: () => call(api.GET('/api/settings/firewall')) });
+}
+
+/**
+ * Replace the firewall settings. A change of the management networks comes back on trial: live at once,
+ * undone by the appliance at `trial.until` unless confirmed.
+ */
+export function useSaveFirewall() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: FirewallSettings) => call(api.PUT('/api/settings/firewall', { body })),
+    onSuccess: (view) => queryClient.setQueryData(firewallKey, view),
+  });
+}
+
+// A refusal means the change on trial is gone (its time was up) and what is shown is stale; an api out of
+// reach says nothing about it, and a refetch would only replace what is shown by an error.
+function refetchUnlessUnreachable(queryClient: ReturnType<typeof useQueryClient>, error: unknown) {
+  if (error instanceof ApiError && error.code !== 'network_error') void queryClient.invalidateQueries({ queryKey: firewallKey });
+}
+
+/** Keep the change on trial. Sent from the browser through the rules on trial, so its arrival proves they let it in. */
+export function useConfirmFirewall() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(api.POST('/api/settings/firewall/confirm')),
+    onSuccess: (view) => queryClient.setQueryData(firewallKey, view),
+    onError: (error) => refetchUnlessUnreachable(queryClient, error),
+  });
+}
+
+/** Drop the change on trial: the kept rules come back at once. */
+export function useCancelFirewallTrial() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => call(api.DELETE('/api/settings/firewall/trial')),
+    onSuccess: (view) => queryClient.setQueryData(firewallKey, view),
+    onError: (error) => refetchUnlessUnreachable(queryClient, error),
+  });
 }

@@ -1,5 +1,6 @@
 import { PageHeader } from '../../components/PageHeader';
 import { BackupSection } from './BackupSection';
+import { FirewallSection } from './FirewallSection';
 import { NfsSection } from './NfsSection';
 import { SupportSection } from './SupportSection';
 import { SyslogSection } from './SyslogSection';
@@ -12,10 +13,11 @@ import './settings.css';
 export function SettingsPage() {
   return (
     <>
-      <PageHeader title="Settings" subtitle="Who can log in, the certificate browsers see, the NFS server, the vCenter connections, remote syslog, configuration backups, upgrades and the support bundle." />
+      <PageHeader title="Settings" subtitle="Who can log in, the certificate browsers see, who may reach the appliance (firewall and SSH), the NFS server, the vCenter connections, remote syslog, configuration backups, upgrades and the support bundle." />
       <div className="storage-stack">
         <UsersSection />
         <TlsSection />
+        <FirewallSection />
         <NfsSection />
         <VCentersSection />
         <SyslogSection />

@@ -1,0 +1,83 @@
+"""systemctl and systemd-run for the firewall's commands, on a host without systemd (CI, this tier).
+
+It answers the few argv the firewall and the SSH switch send, as systemd 257 in the appliance answers
+them (exit codes and words as the lab VM gave them), keeps what they change (ssh.service enabled, the
+rollback timer armed), and fails the test on any other argv. :meth:`fire` is the timer going off: it
+runs the command systemd-run was given, through the same runner the firewall uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from appliance.control import firewall, sshd
+from appliance.control.files import Files
+from appliance.control.gateway import Result
+
+ROLLBACK = [f"{firewall.ROLLBACK_UNIT}.timer", f"{firewall.ROLLBACK_UNIT}.service"]
+
+
+class SystemdStandIn:
+    def __init__(self, files: Files, ssh_enabled: bool = False) -> None:
+        self.files = files
+        self.ssh_enabled = ssh_enabled
+        self.armed: list[str] | None = None  # the command the armed timer runs
+        self.calls: list[list[str]] = []
+        self.runner: object | None = None  # set by the test: who runs the fired command (nft)
+
+    def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
+        wanted = list(argv)
+        self.calls.append(wanted)
+        if wanted == ["systemctl", "is-enabled", sshd.UNIT]:
+            state = "enabled" if self.ssh_enabled else "disabled"
+            return self._answer(wanted, 0 if self.ssh_enabled else 1, state + "\n")
+        if wanted in (
+            ["systemctl", "enable", "--now", sshd.UNIT],
+            ["systemctl", "disable", "--now", sshd.UNIT],
+        ):
+            self.ssh_enabled = wanted[1] == "enable"
+            return self._answer(wanted, 0)
+        if wanted == ["systemctl", "stop", *ROLLBACK]:
+            if self.armed is None:
+                said = "".join(f"Failed to stop {unit}: Unit {unit} not loaded.\n" for unit in ROLLBACK)
+                return self._answer(wanted, 5, stderr=said)
+            self.armed = None  # the timer stops; its service, never started, is not loaded
+            said = f"Failed to stop {ROLLBACK[1]}: Unit {ROLLBACK[1]} not loaded.\n"
+            return self._answer(wanted, 5, stderr=said)
+        if wanted == ["systemctl", "reset-failed", *ROLLBACK]:
+            return self._answer(
+                wanted,
+                1,
+                stderr="".join(
+                    f"Failed to reset failed state of unit {u}: Unit {u} not loaded.\n" for u in ROLLBACK
+                ),
+            )
+        if wanted[:2] == ["systemd-run", f"--unit={firewall.ROLLBACK_UNIT}"] and wanted[-3:] == [
+            "nft",
+            "-f",
+            firewall.RULES_FILE,
+        ]:
+            if self.armed is not None:
+                return self._answer(
+                    wanted,
+                    1,
+                    stderr=f"Failed to start transient timer unit: Unit {ROLLBACK[0]} was already loaded or has a fragment file.\n",
+                )
+            self.armed = wanted[-3:]
+            said = f"Running timer as unit: {ROLLBACK[0]}\nWill run service as unit: {ROLLBACK[1]}\n"
+            return self._answer(wanted, 0, stderr=said)
+        raise AssertionError(f"unexpected command {wanted}")
+
+    def fire(self) -> None:
+        """The rollback timer goes off: nft loads the boot file (nothing happens when none is armed)."""
+        if self.armed is None:
+            return
+        text = self.files.read(firewall.RULES_FILE)
+        assert text is not None, "the rollback loads a boot file that is not there"
+        assert self.runner is not None
+        self.runner.execute(["nft", "-f", "/dev/stdin"], timeout=30, input_text=text)  # type: ignore[attr-defined]
+        self.armed = None
+
+    @staticmethod
+    def _answer(argv: list[str], code: int, stdout: str = "", stderr: str = "") -> Result:
+        return Result(tuple(argv), code, stdout, stderr)
