@@ -32,7 +32,9 @@ INTEGER_TYPES: frozenset[str] = frozenset(
     {"uint8", "sint8", "uint16", "sint16", "uint32", "sint32", "uint64", "sint64"}
 )
 
-Format = Literal["hostname", "fqdn", "ipv4", "ipv4-list", "host-list", "domain-list", "ssh-public-key"]
+Format = Literal[
+    "hostname", "fqdn", "ipv4", "ipv4-list", "host-list", "domain-list", "network-list", "ssh-public-key"
+]
 
 _KEY = re.compile(r"^[a-z][a-z0-9_]*$")
 

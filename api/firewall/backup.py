@@ -39,7 +39,7 @@ class FirewallSection(Section):
             try:
                 firewall.refuse_lockout(value, ctx.address)
             except WouldLockOut as exc:
-                kept = current or firewall.defaults()
+                kept = current or firewall.defaults(ctx.settings)
                 restoring.lost("firewall", "management networks", f"{exc}: this appliance's are kept")
                 value = value.model_copy(update={"management": kept.management})
         row.settings_json = value.model_dump_json()

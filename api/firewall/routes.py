@@ -30,9 +30,9 @@ def _client(request: Request) -> str:
 
 
 @router.get("")
-def get_firewall(request: Request, db: Db) -> FirewallView:
+def get_firewall(request: Request, db: Db, settings: AppSettings) -> FirewallView:
     """The settings, every accept rule in effect, any change on trial, and the caller's address."""
-    return service.view(db, _client(request))
+    return service.view(db, settings, _client(request))
 
 
 @router.put("", responses=APPLIED)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import logging
 import time
 from datetime import UTC, datetime
@@ -42,9 +43,15 @@ def changing(settings: Settings) -> contextlib.AbstractContextManager[None]:
     return lock.held(settings.data_dir / "firewall.lock")
 
 
-def defaults(ssh: bool = False) -> FirewallSettings:
-    """Before an administrator saves any: the web interface from anywhere, no iSCSI network."""
-    return FirewallSettings(management=EVERYWHERE, iscsi=[], ssh=ssh)
+def defaults(settings: Settings, ssh: bool = False) -> FirewallSettings:
+    """Before an administrator saves any: the management networks first boot was given (the
+    management_networks vApp property, in appliance.json), else every address; no iSCSI network."""
+    try:
+        config = json.loads(settings.appliance_config.read_text(encoding="utf-8"))
+        given = FirewallSettings(management=config["management_networks"]).management
+    except (OSError, ValueError, KeyError, TypeError):  # none given, or an appliance.json before them
+        given = []
+    return FirewallSettings(management=given or EVERYWHERE, iscsi=[], ssh=ssh)
 
 
 def stored(db: Session) -> FirewallSettings | None:
@@ -111,11 +118,11 @@ def allowed(applied: firewall.Rules) -> list[Allowed]:
     return listed
 
 
-def view(db: Session, client: str) -> FirewallView:
+def view(db: Session, settings: Settings, client: str) -> FirewallView:
     """The settings in effect (stored, else the defaults), their rules and any change on trial."""
-    settings = stored(db) or defaults()
+    shown = stored(db) or defaults(settings)
     return FirewallView(
-        settings=settings, allowed=allowed(rules(db, settings)), trial=trial(db), your_address=client
+        settings=shown, allowed=allowed(rules(db, shown)), trial=trial(db), your_address=client
     )
 
 
@@ -159,20 +166,20 @@ def save(
                 "cancel it first",
                 field="management",
             )
-        current = stored(db) or defaults(sshd.enabled(gw))
+        current = stored(db) or defaults(settings, sshd.enabled(gw))
         if set(wanted.management) != set(current.management):
             firewall.try_out(gw, rules(db, wanted), TRIAL_SECONDS)
             row.trial_json = wanted.model_dump_json()
             row.trial_until = time.time() + TRIAL_SECONDS
             db.commit()
             log.info("firewall: management networks %s on trial for %ds", wanted.management, TRIAL_SECONDS)
-            return view(db, client)
+            return view(db, settings, client)
         _converge(gw, files, db, wanted)
         row.settings_json = wanted.model_dump_json()
         _clear_trial(row)
         db.commit()
     log.info("firewall saved: iSCSI networks %s, SSH %s", wanted.iscsi, "on" if wanted.ssh else "off")
-    return view(db, client)
+    return view(db, settings, client)
 
 
 def confirm(gw: Gateway, files: Files, db: Session, settings: Settings, client: str) -> FirewallView:
@@ -194,7 +201,7 @@ def confirm(gw: Gateway, files: Files, db: Session, settings: Settings, client: 
         _clear_trial(row)
         db.commit()
     log.info("firewall: management networks %s confirmed", pending.settings.management)
-    return view(db, client)
+    return view(db, settings, client)
 
 
 def cancel(gw: Gateway, files: Files, db: Session, settings: Settings, client: str) -> FirewallView:
@@ -206,7 +213,7 @@ def cancel(gw: Gateway, files: Files, db: Session, settings: Settings, client: s
         firewall.roll_back(gw, files)
         _clear_trial(row)
         db.commit()
-    return view(db, client)
+    return view(db, settings, client)
 
 
 def _converge(
@@ -237,7 +244,7 @@ def reconcile(gw: Gateway, files: Files, db: Session, settings: Settings) -> lis
         _clear_trial(row)
         wanted = stored(db)
         if wanted is None:  # SSH as found needs no switch: the rule set alone follows it
-            wanted = defaults(sshd.enabled(gw))
+            wanted = defaults(settings, sshd.enabled(gw))
             row.settings_json = wanted.model_dump_json()
             changes = ["rule set loaded"] if firewall.apply(gw, files, rules(db, wanted)) else []
         else:

@@ -134,6 +134,20 @@ def domain_list(value: str) -> str:
     return ",".join(names)
 
 
+def _network(item: str) -> str:
+    try:
+        return str(ipaddress.ip_network(item, strict=True))
+    except ValueError as exc:
+        raise ValueError(f"{item!r} is not a network or address ({exc})") from None
+
+
+def network_list(value: str) -> str:
+    """Comma- or space-separated IPv4 or IPv6 networks (an address alone is its /32 or /128), host bits
+    clear, normalised to 'a,b' without repeats."""
+    networks = [_network(item) for item in _items(value)]
+    return ",".join(dict.fromkeys(networks))
+
+
 def ssh_public_key(value: str) -> str:
     """One OpenSSH public key line: type, base64 key whose embedded type matches, optional comment."""
     if not value.strip():
@@ -163,4 +177,5 @@ CHECKS: dict[str, Callable[[str], str]] = {
     "ssh-public-key": ssh_public_key,
     "fqdn": fqdn,
     "domain-list": domain_list,
+    "network-list": network_list,
 }

@@ -64,6 +64,8 @@ def appliance_config(props: ValidatedProperties) -> bytes:
         "fqdn": props.text("fqdn"),
         "role": props.text("role"),
         "nfs_backend": props.text("nfs_backend"),
+        # the firewall's management networks until an administrator saves others (api.firewall)
+        "management_networks": [n for n in props.text("management_networks").split(",") if n],
     }
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 

@@ -7,6 +7,7 @@ SSH switch, the rollback timer) is tests/support/systemd_standin.py.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -194,3 +195,13 @@ def test_exports_open_nfs_to_their_hosts_only(appliance: Appliance) -> None:
     assert not appliance.reaches(STRANGER, 2049)
     shown = {a["service"]: a for a in appliance.api.get(PATH).json()["allowed"]}
     assert shown["NFSv4.1"]["sources"] == [HOST] and shown["NFSv3"]["sources"] == []
+
+
+def test_the_management_networks_first_boot_was_given_are_adopted(link: netns.Pair, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "etc").mkdir(parents=True)
+    (data / "etc" / "appliance.json").write_text(json.dumps({"management_networks": [f"{ADMIN}/32"]}))
+    appliance = Appliance(link, tmp_path / "root", data)
+    assert appliance.reconcile() == ["rule set loaded"]
+    assert appliance.api.get(PATH).json()["settings"]["management"] == [f"{ADMIN}/32"]
+    assert appliance.reaches(ADMIN, 443) and not appliance.reaches(COLLEAGUE, 443)

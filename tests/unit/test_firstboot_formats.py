@@ -48,12 +48,21 @@ def test_checks_by_format_name() -> None:
         "ssh-public-key": formats.ssh_public_key,
         "fqdn": formats.fqdn,
         "domain-list": formats.domain_list,
+        "network-list": formats.network_list,
     } == formats.CHECKS
 
 
 @pytest.mark.parametrize(
     "check",
-    [formats.hostname, formats.ipv4, formats.ipv4_list, formats.host_list, formats.fqdn, formats.domain_list],
+    [
+        formats.hostname,
+        formats.ipv4,
+        formats.ipv4_list,
+        formats.host_list,
+        formats.fqdn,
+        formats.domain_list,
+        formats.network_list,
+    ],
 )
 def test_an_empty_value_passes(check: object) -> None:
     assert check("") == ""  # type: ignore[operator]
@@ -314,3 +323,34 @@ def test_domain_lists(value: str, normalised: str) -> None:
 def test_domain_lists_refused(bad: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         formats.domain_list(bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "normalised"),
+    [
+        ("10.0.10.0/24", "10.0.10.0/24"),
+        ("192.0.2.7", "192.0.2.7/32"),  # an address alone
+        ("10.0.10.0/24, 192.0.2.7 fd00::/64", "10.0.10.0/24,192.0.2.7/32,fd00::/64"),
+        ("0.0.0.0/0", "0.0.0.0/0"),
+        ("10.0.0.0/8,10.0.0.0/8", "10.0.0.0/8"),  # a repeat once
+        ("192.0.2.255/32", "192.0.2.255/32"),
+    ],
+)
+def test_network_list_accepts_and_normalises(value: str, normalised: str) -> None:
+    assert formats.network_list(value) == normalised
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("10.0.10.5/24", "host bits set"),  # a typo for the network, not rounded away
+        ("10.0.10.0/33", "10.0.10.0/33"),
+        ("10.0.10", "10.0.10"),
+        ("10.0.10.0/24;rm", "10.0.10.0/24;rm"),
+        ("example.com", "example.com"),
+        ("10.0.10.0/24,300.1.1.1", "300.1.1.1"),  # one bad item among good ones
+    ],
+)
+def test_network_list_refuses_one_bad_item(value: str, said: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(said)):
+        formats.network_list(value)

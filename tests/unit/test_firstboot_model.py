@@ -83,6 +83,7 @@ def test_static_fixture_values() -> None:
         "ipv4_gateway": "192.0.2.1",
         "dns_servers": "192.0.2.53,192.0.2.54",
         "dns_search": "example.com,lab.example.com",
+        "management_networks": "10.0.10.0/24,192.0.2.7/32",
         "nfs_backend": "knfsd",
     }
     assert PASSWORD not in repr(props.model)
@@ -177,6 +178,7 @@ def test_defaults_fill_every_absent_property() -> None:
         "ipv4_gateway": "",
         "dns_servers": "",
         "dns_search": "",
+        "management_networks": "",
         "nfs_backend": "ganesha",
     }
     assert props.secret("admin_password") == PASSWORD

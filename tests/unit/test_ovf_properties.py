@@ -24,6 +24,7 @@ def test_catalogue_has_the_properties_the_issue_names() -> None:
         "ipv4_gateway",
         "dns_servers",
         "dns_search",
+        "management_networks",
         "nfs_backend",
     ]
 
