@@ -7,8 +7,6 @@ network), this appliance's management networks stay and the report says so.
 
 from __future__ import annotations
 
-import contextlib
-
 from api.backup.section import Context, Restoring, Section, Skipped
 from api.errors import WouldLockOut
 from api.firewall import service as firewall
@@ -49,10 +47,8 @@ class FirewallSection(Section):
             *(["SSH"] if value.ssh else []),
         ]
 
-    def changing(self, ctx: Context) -> contextlib.AbstractContextManager[object]:
-        return contextlib.nullcontext()  # reconcile takes the firewall's own lock
-
     def converge(self, ctx: Context, value: object) -> list[str]:
+        # no section lock (the base class's none): reconcile takes the firewall's own
         return firewall.reconcile(ctx.gw, ctx.files, ctx.db, ctx.settings)
 
 

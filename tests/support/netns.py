@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from appliance.control.gateway import Result
+from appliance.control.gateway import Result, Runner
 
 IP = shutil.which("ip") or "/usr/sbin/ip"
 NFT = shutil.which("nft") or "/usr/sbin/nft"
@@ -190,7 +190,7 @@ class NftRunner:
     """A Runner that runs ``nft`` for real in the server namespace and hands every other argv to
     ``rest`` (none: an argv other than nft is a test failure)."""
 
-    def __init__(self, namespace: str, rest: object | None = None) -> None:
+    def __init__(self, namespace: str, rest: Runner | None = None) -> None:
         self.namespace = namespace
         self.rest = rest
         self.calls: list[list[str]] = []
@@ -200,7 +200,7 @@ class NftRunner:
         if argv[0] != "nft":
             if self.rest is None:
                 raise AssertionError(f"unexpected command {list(argv)}")
-            return self.rest.execute(argv, timeout=timeout, input_text=input_text)  # type: ignore[attr-defined]
+            return self.rest.execute(argv, timeout=timeout, input_text=input_text)
         done = subprocess.run(
             [IP, "netns", "exec", self.namespace, NFT, *argv[1:]],
             input=input_text,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from appliance.control import firewall, sshd
 from appliance.control.files import Files
-from appliance.control.gateway import Result
+from appliance.control.gateway import Result, Runner
 
 ROLLBACK = [f"{firewall.ROLLBACK_UNIT}.timer", f"{firewall.ROLLBACK_UNIT}.service"]
 
@@ -23,7 +23,7 @@ class SystemdStandIn:
         self.ssh_enabled = ssh_enabled
         self.armed: list[str] | None = None  # the command the armed timer runs
         self.calls: list[list[str]] = []
-        self.runner: object | None = None  # set by the test: who runs the fired command (nft)
+        self.runner: Runner | None = None  # set by the test: who runs the fired command (nft)
 
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         wanted = list(argv)
@@ -75,7 +75,7 @@ class SystemdStandIn:
         text = self.files.read(firewall.RULES_FILE)
         assert text is not None, "the rollback loads a boot file that is not there"
         assert self.runner is not None
-        self.runner.execute(["nft", "-f", "/dev/stdin"], timeout=30, input_text=text)  # type: ignore[attr-defined]
+        self.runner.execute(["nft", "-f", "/dev/stdin"], timeout=30, input_text=text)
         self.armed = None
 
     @staticmethod
