@@ -190,7 +190,7 @@ class Lab:
         return f"https://{address}:{port}"
 
     def start(self, timeout: float = 900) -> float:
-        """Start qemu and wait for the api; returns seconds to api health.
+        """Start qemu and wait for the api and SSH; returns seconds to api health.
 
         A guest kernel panic before the ZFS module loaded (seen under TCG: an int3 Oops while the kernel
         patches its own text during early boot) is the emulator's, not the appliance's: qemu is killed
@@ -203,8 +203,8 @@ class Lab:
                     self.vm.started_at, timeout, self.vm.check, self.vm.console
                 )
                 self.api.login()
+                self.wait_ssh()
                 if self.tap is not None:  # its address is runtime-only: given again after every boot
-                    self.vm.wait_ssh()
                     self.vm.open_tap()
                 return seconds
             except vmconsole.GuestPanicked as err:
@@ -215,6 +215,15 @@ class Lab:
                 say(f"guest kernel panic in early boot (before ZFS loaded): {oops[:2]}; starting qemu again")
                 self.power_cut()
         raise RuntimeError(f"the guest panicked in early boot three times: {self.early_panics}")
+
+    def wait_ssh(self) -> None:
+        """SSH up (the txg watcher and the restarts go through it); when it is not, the firewall as the
+        api shows it goes into the error: port 22 closed and sshd not running look alike from here."""
+        try:
+            self.vm.wait_ssh(timeout=300)
+        except ProcessError as err:
+            shown = self.api.call("GET", "/api/settings/firewall")
+            raise RuntimeError(f"{err}\nthe api's firewall view: {json.dumps(shown)}") from err
 
     def power_cut(self) -> float:
         """SIGKILL qemu: the guest gets no chance to flush anything. Returns when the signal went (monotonic)."""
