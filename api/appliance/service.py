@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from api import VERSION
+from api.appliance import config as appliance_json
 from api.appliance.schemas import ApplianceInfo, Build, FirstBoot
 from api.settings import Settings
 
@@ -41,7 +42,7 @@ def file_hostname(name: str | None = None) -> str:
 
 def info(settings: Settings) -> ApplianceInfo:
     """Version, build, role and first boot of this appliance."""
-    config = _json(settings.appliance_config) or {}
+    config = appliance_json.read(settings)
     build = _json(settings.build_manifest)
     return ApplianceInfo(
         version=VERSION,

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api import startup
+from api.appliance import config as appliance_json
 from api.auth.service import now
 from api.exports.schemas import ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
 from api.exports.table import NfsExport, StorageSetting
@@ -50,9 +51,8 @@ def backend(db: Session, settings: Settings) -> Backend:
     if row is not None:
         return Backend(row.value)
     try:
-        config = json.loads(settings.appliance_config.read_text(encoding="utf-8"))
-        return Backend(config.get("nfs_backend") or Backend.ganesha)
-    except (OSError, ValueError, AttributeError):
+        return Backend(appliance_json.read(settings).get("nfs_backend") or Backend.ganesha)
+    except ValueError:  # a name this release does not know
         return Backend.ganesha
 
 

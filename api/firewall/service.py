@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import json
 import logging
 import time
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from datetime import UTC, datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from api.appliance import config as appliance_json
 from api.errors import Conflict, WouldLockOut
 from api.exports import service as exports
 from api.firewall.schemas import Allowed, FirewallSettings, FirewallView, Trial
@@ -47,9 +47,8 @@ def defaults(settings: Settings, ssh: bool = False) -> FirewallSettings:
     """Before an administrator saves any: the management networks first boot was given (the
     management_networks vApp property, in appliance.json), else every address; no iSCSI network."""
     try:
-        config = json.loads(settings.appliance_config.read_text(encoding="utf-8"))
-        given = FirewallSettings(management=config["management_networks"]).management
-    except (OSError, ValueError, KeyError, TypeError):  # none given, or an appliance.json before them
+        given = FirewallSettings(management=appliance_json.read(settings)["management_networks"]).management
+    except (KeyError, ValueError):  # none given, or an appliance.json before them
         given = []
     return FirewallSettings(management=given or EVERYWHERE, iscsi=[], ssh=ssh)
 

@@ -8,12 +8,12 @@ replay, the lab VM's over SSH).
 
 from __future__ import annotations
 
-import json
 import shutil
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from api.appliance import config as appliance_json
 from api.settings import Settings
 from appliance.control.gateway import Gateway, SubprocessRunner
 
@@ -40,11 +40,7 @@ class StoragePresence(BaseModel):
 
 def role(settings: Settings) -> str | None:
     """First boot's role, or None where no appliance.json is (a developer's machine, the tests)."""
-    try:
-        data = json.loads(settings.appliance_config.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = data.get("role") if isinstance(data, dict) else None
+    value = appliance_json.read(settings).get("role")
     return value if value in ("manager", "storage") else None
 
 
