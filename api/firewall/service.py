@@ -165,7 +165,7 @@ def save(
                 "cancel it first",
                 field="management",
             )
-        current = stored(db) or defaults(settings, sshd.enabled(gw))
+        current = stored(db) or defaults(settings, sshd.enabled(files))
         if set(wanted.management) != set(current.management):
             firewall.try_out(gw, rules(db, wanted), TRIAL_SECONDS)
             row.trial_json = wanted.model_dump_json()
@@ -219,7 +219,7 @@ def _converge(
     gw: Gateway, files: Files, db: Session, wanted: FirewallSettings, keep: bool = False
 ) -> list[str]:
     changes = []
-    if sshd.switch(gw, wanted.ssh):
+    if sshd.switch(gw, files, wanted.ssh):
         changes.append(f"SSH turned {'on' if wanted.ssh else 'off'}")
     applied = rules(db, wanted)
     if keep:
@@ -233,8 +233,8 @@ def _converge(
 def reconcile(gw: Gateway, files: Files, db: Session, settings: Settings) -> list[str]:
     """The rule set and SSH back to the stored settings; nothing while a change is on trial.
 
-    With no settings stored yet, the defaults are stored with SSH as the image left it (a lab disk has
-    it on), so what runs is written down before anything is changed.
+    With no settings stored yet, the defaults are stored with SSH as first boot left it (on when the OVF
+    gave a key), so what runs is written down before anything is changed.
     """
     with changing(settings):
         row = _row(db)
@@ -243,7 +243,7 @@ def reconcile(gw: Gateway, files: Files, db: Session, settings: Settings) -> lis
         _clear_trial(row)
         wanted = stored(db)
         if wanted is None:  # SSH as found needs no switch: the rule set alone follows it
-            wanted = defaults(settings, sshd.enabled(gw))
+            wanted = defaults(settings, sshd.enabled(files))
             row.settings_json = wanted.model_dump_json()
             changes = ["rule set loaded"] if firewall.apply(gw, files, rules(db, wanted)) else []
         else:

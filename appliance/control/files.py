@@ -102,10 +102,12 @@ class LocalFiles:
 
     def remove(self, path: str) -> bool:
         """Delete the file; True when it existed."""
+        target = self._at(path)
         try:
-            self._at(path).unlink()
+            target.unlink()
         except FileNotFoundError:
             return False
+        fsync_dir(target.parent)
         return True
 
     def listdir(self, path: str) -> list[str]:

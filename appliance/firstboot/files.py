@@ -84,9 +84,24 @@ def write_atomic(root: Path, change: FileChange) -> bool:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    dir_fd = os.open(target.parent, os.O_RDONLY)
+    _fsync_dir(target.parent)
+    return True
+
+
+def remove(root: Path, path: PurePosixPath) -> bool:
+    """Delete the file, durably; False when it was not there."""
+    target = rooted(root, path)
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        return False
+    _fsync_dir(target.parent)
+    return True
+
+
+def _fsync_dir(folder: Path) -> None:
+    dir_fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
-    return True

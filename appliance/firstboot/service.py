@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from appliance.control import sshd
 from appliance.firstboot.environment import parse_environment
-from appliance.firstboot.files import FileChange, rooted, write_atomic
+from appliance.firstboot.files import FileChange, remove, rooted, write_atomic
 from appliance.firstboot.model import validate_properties
 from appliance.firstboot.plan import make_plan
 from appliance.firstboot.runner import Runner
@@ -24,8 +25,7 @@ from process import ProcessError
 
 MARKER = PurePosixPath("/var/lib/arcvsa/firstboot.done")
 HOSTNAME_TIMEOUT = 15.0
-SSH_UNIT = "ssh.service"
-SYSTEMCTL_TIMEOUT = 60.0
+SSH_OFF = PurePosixPath(sshd.OFF_FILE)
 
 
 @dataclass(frozen=True)
@@ -73,14 +73,12 @@ def run_firstboot(
             except (ProcessError, OSError) as exc:
                 warnings.append(f"could not blank guestinfo.ovfEnv: {exc}")
     changed = [str(change.path) for change in plan.files if write_atomic(root, change)]
+    # SSH on: its switch file goes (appliance.control.sshd). ssh.service is in this boot's transaction,
+    # ordered after this unit, and tests the file only when its turn comes: no systemctl call here.
+    if plan.ssh and remove(root, SSH_OFF):
+        changed.append(str(SSH_OFF))
     if live:
         runner(["hostname", plan.hostname], timeout=HOSTNAME_TIMEOUT)
-        if plan.ssh:
-            # enabled for the boots to come (no reload: the unit is loaded, and a reload this early
-            # would redo the boot's ordering) and queued for this one: it starts once this unit ends,
-            # so waiting for it here would wait on a unit ordered after this one
-            runner(["systemctl", "enable", "--no-reload", SSH_UNIT], timeout=SYSTEMCTL_TIMEOUT)
-            runner(["systemctl", "start", "--no-block", SSH_UNIT], timeout=SYSTEMCTL_TIMEOUT)
     marker = {"finished_at": now.isoformat(), "transport": doc.transport, "origin": doc.origin}
     write_atomic(root, FileChange(MARKER, (json.dumps(marker, sort_keys=True) + "\n").encode()))
     return Outcome(

@@ -64,9 +64,8 @@ chroot "$root" systemctl mask nfs-blkmap.service
 chroot "$root" systemctl mask nfs-ganesha-lock.service rpc-statd.service rpc-statd-notify.service
 # The rule set the api renders (appliance.control.firewall), loaded before any network comes up.
 chroot "$root" systemctl enable nftables.service
-# SSH is off until first boot is given a key or an administrator turns it on (Settings); the disk the
-# build logs in to has it on (disk.sh) until packer seals it.
-chroot "$root" systemctl disable ssh.service
+# ssh.service stays enabled: packer's seal turns SSH off with Debian's switch file
+# (/etc/ssh/sshd_not_to_be_run), which first boot or Settings remove to turn it on.
 ln -sf ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
 
 # Per-instance identity is made at first boot: machine id, SSH host keys.

@@ -6,8 +6,8 @@
 #   3  root      the rest at 128 MiB  ext4 made from the tree (mkfs.ext4 -d), less /boot/efi
 # The last MiB holds the backup GPT. The tree carries both GRUB images (see customize.sh).
 # Usage: disk.sh ROOTFS OUT.raw SIZE_MIB ROOT_UUID [AUTHORIZED_KEYS]
-#   AUTHORIZED_KEYS (the build's key) becomes /root/.ssh/authorized_keys on the disk, not in ROOTFS,
-#   and SSH is enabled on that disk.
+#   AUTHORIZED_KEYS (the build's key) becomes /root/.ssh/authorized_keys on the disk, not in ROOTFS
+#   (SSH is on in the tree; packer's seal turns it off).
 set -euo pipefail
 
 root=${1:?ROOTFS}
@@ -15,7 +15,6 @@ out=${2:?OUT.raw}
 size_mib=${3:?SIZE_MIB}
 uuid=${4:?ROOT_UUID}
 keys=${5:-}
-SSH_UNIT=/usr/lib/systemd/system/ssh.service
 
 # Partition starts and sizes in MiB; a MiB is 2048 sectors of 512 bytes.
 bios_start=1 bios_mib=1 esp_start=2 esp_mib=126 root_start=128
@@ -83,8 +82,6 @@ sif /root/.ssh/authorized_keys mode 0100600
 sif /root/.ssh/authorized_keys uid 0
 sif /root/.ssh/authorized_keys gid 0
 DEBUGFS
-    # The image leaves SSH off (customize.sh); the build logs in by it (packer's seal turns it off).
-    echo "symlink /etc/systemd/system/multi-user.target.wants/ssh.service $SSH_UNIT" >>"$cmds"
 fi
 debugfs -w -f "$cmds" "$part" >/dev/null
 e2fsck -fn "$part" >/dev/null

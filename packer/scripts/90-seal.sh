@@ -4,9 +4,13 @@
 set -euo pipefail
 
 rm -f /root/.ssh/authorized_keys
-# The build logged in over SSH; the product starts with it off (first boot turns it on when the OVF
-# gives a key, an administrator from Settings).
-systemctl disable ssh.service
+# The build logged in over SSH; the product starts with it off: Debian's switch file keeps ssh.service
+# (still enabled) from starting. First boot removes it when the OVF gives a key, an administrator from
+# Settings (appliance.control.sshd, whose words these are).
+cat >/etc/ssh/sshd_not_to_be_run <<'EOF'
+# While this file exists ssh.service does not start (its ConditionPathExists=!). arcvsa's Settings
+# (Firewall and SSH) remove it to turn SSH on and write it to turn SSH off.
+EOF
 usermod -p '*' root
 # the vsphere-iso preseed allowed root password logins for the build; the product does not
 sed -i 's/^PermitRootLogin yes$/#PermitRootLogin prohibit-password/' /etc/ssh/sshd_config

@@ -320,7 +320,7 @@ def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         assert run.returncode == 0, "the Playwright firewall section failed (its output is above)"
         # the spec leaves the browser's own address alone allowed, with SSH on: both closed to the rest
         assert not server.reaches(stranger, 443) and not server.reaches(stranger, 22)
-        assert server.systemd.ssh_enabled and server.systemd.armed is None
+        assert server.systemd.ssh_on and server.systemd.armed is None
 
 
 def test_upgrades_section(

@@ -73,7 +73,7 @@ def appliance(link: netns.Pair, tmp_path: Path) -> Appliance:
 
 
 def test_the_first_reconcile_adopts_the_defaults_with_ssh_as_found(appliance: Appliance) -> None:
-    appliance.systemd.ssh_enabled = True  # a lab disk: SSH on from the first boot
+    appliance.systemd.ssh_on = True  # first boot was given a key
     assert appliance.reconcile() == ["rule set loaded"]
     shown = appliance.api.get(PATH).json()
     assert shown["settings"] == {"management": ["0.0.0.0/0", "::/0"], "iscsi": [], "ssh": True}
@@ -163,7 +163,7 @@ def test_iscsi_opens_with_the_first_target_and_ssh_follows_its_switch(appliance:
     same = ["0.0.0.0/0", "::/0"]
     saved = appliance.put({"management": same, "iscsi": [f"{HOST}/32"], "ssh": True})
     assert saved.status_code == 200 and saved.json()["trial"] is None  # no management change: at once
-    assert appliance.systemd.ssh_enabled and appliance.reaches(ADMIN, 22)
+    assert appliance.systemd.ssh_on and appliance.reaches(ADMIN, 22)
     assert not appliance.reaches(HOST, 3260)  # no target yet
     state = appliance.api.app.state
     with state.sessionmaker() as db:
@@ -179,7 +179,7 @@ def test_iscsi_opens_with_the_first_target_and_ssh_follows_its_switch(appliance:
     appliance.reconcile()
     assert appliance.reaches(HOST, 3260) and not appliance.reaches(STRANGER, 3260)
     appliance.put({"management": same, "iscsi": [f"{HOST}/32"], "ssh": False})
-    assert not appliance.systemd.ssh_enabled and not appliance.reaches(ADMIN, 22)
+    assert not appliance.systemd.ssh_on and not appliance.reaches(ADMIN, 22)
 
 
 def test_exports_open_nfs_to_their_hosts_only(appliance: Appliance) -> None:

@@ -1,8 +1,9 @@
 """systemctl and systemd-run for the firewall's commands, on a host without systemd (CI, this tier).
 
 It answers the few argv the firewall and the SSH switch send, as systemd 257 in the appliance answers
-them (exit codes and words as the lab VM gave them), keeps what they change (ssh.service enabled, the
-rollback timer armed), and fails the test on any other argv. :meth:`fire` is the timer going off: it
+them (exit codes and words as the lab VM gave them), keeps what they change (sshd running, the rollback
+timer armed), and fails the test on any other argv. Like ssh.service, a start does nothing while
+Debian's switch file (appliance.control.sshd.OFF_FILE) is there. :meth:`fire` is the timer going off: it
 runs the command systemd-run was given, through the same runner the firewall uses.
 """
 
@@ -18,9 +19,10 @@ ROLLBACK = [f"{firewall.ROLLBACK_UNIT}.timer", f"{firewall.ROLLBACK_UNIT}.servic
 
 
 class SystemdStandIn:
-    def __init__(self, files: Files, ssh_enabled: bool = False) -> None:
+    def __init__(self, files: Files, ssh_on: bool = False) -> None:
         self.files = files
-        self.ssh_enabled = ssh_enabled
+        self.sshd_running = False
+        self.ssh_on = ssh_on  # as the sealed image (off) or first boot given a key (on) left it
         self.armed: list[str] | None = None  # the command the armed timer runs
         self.calls: list[list[str]] = []
         self.runner: Runner | None = None  # set by the test: who runs the fired command (nft)
@@ -28,14 +30,11 @@ class SystemdStandIn:
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         wanted = list(argv)
         self.calls.append(wanted)
-        if wanted == ["systemctl", "is-enabled", sshd.UNIT]:
-            state = "enabled" if self.ssh_enabled else "disabled"
-            return self._answer(wanted, 0 if self.ssh_enabled else 1, state + "\n")
-        if wanted in (
-            ["systemctl", "enable", "--now", sshd.UNIT],
-            ["systemctl", "disable", "--now", sshd.UNIT],
-        ):
-            self.ssh_enabled = wanted[1] == "enable"
+        if wanted == ["systemctl", "start", sshd.UNIT]:  # skipped, still exit 0, with the file there
+            self.sshd_running = self.files.read(sshd.OFF_FILE) is None
+            return self._answer(wanted, 0)
+        if wanted == ["systemctl", "stop", sshd.UNIT]:
+            self.sshd_running = False
             return self._answer(wanted, 0)
         if wanted == ["systemctl", "stop", *ROLLBACK]:
             if self.armed is None:
@@ -67,6 +66,19 @@ class SystemdStandIn:
             said = f"Running timer as unit: {ROLLBACK[0]}\nWill run service as unit: {ROLLBACK[1]}\n"
             return self._answer(wanted, 0, stderr=said)
         raise AssertionError(f"unexpected command {wanted}")
+
+    @property
+    def ssh_on(self) -> bool:
+        """No switch file and sshd running."""
+        return self.files.read(sshd.OFF_FILE) is None and self.sshd_running
+
+    @ssh_on.setter
+    def ssh_on(self, on: bool) -> None:
+        if on:
+            self.files.remove(sshd.OFF_FILE)
+        else:
+            self.files.write(sshd.OFF_FILE, sshd.OFF_TEXT)
+        self.sshd_running = on
 
     def fire(self) -> None:
         """The rollback timer goes off: nft loads the boot file (nothing happens when none is armed)."""

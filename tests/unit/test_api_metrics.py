@@ -186,12 +186,8 @@ def test_the_service_samples_on_an_appliance_until_stopped(tmp_path: Path) -> No
     # the first pass reconciles (what ganesha serves, against no stored export; the firewall, adopted
     # with SSH as found and its rule set loaded), then observes
     assert runner.calls[0][-2:] == ["org.ganesha.nfsd.exportmgr", "ShowExports"]
-    assert runner.calls[1:4] == [
-        ["systemctl", "is-enabled", "ssh.service"],
-        ["nft", "-c", "-f", "/dev/stdin"],
-        ["nft", "-f", "/dev/stdin"],
-    ]
-    assert runner.calls[4] == ["zpool", "list", "-j", "--json-int"]
+    assert runner.calls[1:3] == [["nft", "-c", "-f", "/dev/stdin"], ["nft", "-f", "/dev/stdin"]]
+    assert runner.calls[3] == ["zpool", "list", "-j", "--json-int"]
     published = Store(settings.state_file).read()  # and the state each pass observed, for the api's reads
     assert published is not None and published.observed.pools is not None and published.observed.disks
 

@@ -1,81 +1,69 @@
-"""appliance.control.sshd on systemctl's answers: the state words systemd 257 prints (its exit code with
-each), and systemctl failing with no state at all, which must never read as "SSH off"."""
+"""appliance.control.sshd: SSH is on exactly while Debian's switch file is absent, and a switch writes or
+removes that file before it starts or stops sshd (never enable or disable: no daemon-reload)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
 from appliance.control import sshd
-from appliance.control.errors import BadOutput, CommandFailed
+from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, Result
 
-IS_ENABLED = ("systemctl", "is-enabled", "ssh.service")
-NO_BUS = "Failed to get unit file state for ssh.service: Connection timed out\n"
+START = ("systemctl", "start", "ssh.service")
+STOP = ("systemctl", "stop", "ssh.service")
+SEAL = Path(__file__).resolve().parents[2] / "packer" / "scripts" / "90-seal.sh"
 
 
 class Systemctl:
-    """Answers is-enabled with the given exit code and words; records enable and disable."""
+    """Takes start and stop of ssh.service, noting whether the switch file was there at that moment."""
 
-    def __init__(self, exit_code: int, stdout: str, stderr: str = "") -> None:
-        self.answer = (exit_code, stdout, stderr)
-        self.calls: list[tuple[str, ...]] = []
+    def __init__(self, files: LocalFiles) -> None:
+        self.files = files
+        self.calls: list[tuple[tuple[str, ...], bool]] = []
 
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         key = tuple(argv)
-        self.calls.append(key)
-        if key == IS_ENABLED:
-            return Result(key, *self.answer)
-        assert key[:2] in (("systemctl", "enable"), ("systemctl", "disable")), key
+        assert key in (START, STOP), key
+        self.calls.append((key, self.files.read(sshd.OFF_FILE) is not None))
         return Result(key, 0, "", "")
 
 
-@pytest.mark.parametrize(
-    ("exit_code", "stdout", "on"),
-    [
-        (0, "enabled\n", True),
-        (0, "enabled-runtime\n", True),
-        (1, "disabled\n", False),
-        (1, "masked\n", False),
-        (1, "masked-runtime\n", False),
-    ],
-)
-def test_the_state_systemctl_prints_decides(exit_code: int, stdout: str, on: bool) -> None:
-    assert sshd.enabled(Gateway(Systemctl(exit_code, stdout))) is on
+@pytest.fixture
+def files(tmp_path: Path) -> LocalFiles:
+    return LocalFiles(tmp_path)
 
 
-def test_systemctl_failing_is_an_error_not_off() -> None:
-    with pytest.raises(CommandFailed) as caught:
-        sshd.enabled(Gateway(Systemctl(1, "", NO_BUS)))
-    assert "Connection timed out" in str(caught.value)
+def test_on_is_the_switch_file_absent(files: LocalFiles) -> None:
+    assert sshd.enabled(files)
+    files.write(sshd.OFF_FILE, "")  # its content is nobody's business: being there is what counts
+    assert not sshd.enabled(files)
 
 
-@pytest.mark.parametrize("stdout", ["static\n", "", "enabled disabled\n"])
-def test_a_state_it_does_not_know_is_bad_output(stdout: str) -> None:
-    with pytest.raises(BadOutput):
-        sshd.enabled(Gateway(Systemctl(0, stdout)))
+def test_turning_on_removes_the_file_before_starting(files: LocalFiles) -> None:
+    files.write(sshd.OFF_FILE, sshd.OFF_TEXT)
+    systemctl = Systemctl(files)
+    assert sshd.switch(Gateway(systemctl), files, True)
+    assert systemctl.calls == [(START, False)] and sshd.enabled(files)
 
 
-@pytest.mark.parametrize(
-    ("exit_code", "stdout", "on", "sent"),
-    [
-        (0, "enabled\n", True, None),
-        (1, "disabled\n", False, None),
-        (1, "disabled\n", True, ("systemctl", "enable", "--now", "ssh.service")),
-        (0, "enabled\n", False, ("systemctl", "disable", "--now", "ssh.service")),
-    ],
-)
-def test_switch_changes_only_what_differs(
-    exit_code: int, stdout: str, on: bool, sent: tuple[str, ...] | None
-) -> None:
-    systemctl = Systemctl(exit_code, stdout)
-    assert sshd.switch(Gateway(systemctl), on) is (sent is not None)
-    assert systemctl.calls == [IS_ENABLED] + ([sent] if sent else [])
+def test_turning_off_writes_the_file_before_stopping(files: LocalFiles) -> None:
+    systemctl = Systemctl(files)
+    assert sshd.switch(Gateway(systemctl), files, False)
+    assert systemctl.calls == [(STOP, True)] and files.read(sshd.OFF_FILE) == sshd.OFF_TEXT
 
 
-def test_switch_does_nothing_when_the_state_is_unknown() -> None:
-    systemctl = Systemctl(1, "", NO_BUS)
-    with pytest.raises(CommandFailed):
-        sshd.switch(Gateway(systemctl), False)
-    assert systemctl.calls == [IS_ENABLED]
+@pytest.mark.parametrize("on", [True, False])
+def test_no_change_runs_nothing(files: LocalFiles, on: bool) -> None:
+    if not on:
+        files.write(sshd.OFF_FILE, sshd.OFF_TEXT)
+    systemctl = Systemctl(files)
+    assert not sshd.switch(Gateway(systemctl), files, on)
+    assert systemctl.calls == [] and sshd.enabled(files) is on
+
+
+def test_the_seal_writes_the_same_file_with_the_same_words() -> None:
+    script = SEAL.read_text(encoding="utf-8")
+    assert f"cat >{sshd.OFF_FILE} <<'EOF'\n{sshd.OFF_TEXT}EOF\n" in script

@@ -38,8 +38,7 @@ GET = ("vmtoolsd", "--cmd", "info-get guestinfo.ovfEnv")
 SET_BLANK = ("vmtoolsd", "--cmd", "info-set guestinfo.ovfEnv ")
 
 
-SSH_ENABLE = ("systemctl", "enable", "--no-reload", "ssh.service")
-SSH_START = ("systemctl", "start", "--no-block", "ssh.service")
+SSH_OFF = "etc/ssh/sshd_not_to_be_run"  # Debian's switch file, as packer's seal leaves it
 
 
 class ApplianceRunner:
@@ -63,8 +62,6 @@ class ApplianceRunner:
             return run(call, timeout=timeout, input_text=input_text)
         if len(call) == 2 and call[0] == "hostname":
             return Completed(call, 0, "", "")
-        if call in (SSH_ENABLE, SSH_START):
-            return Completed(call, 0, "", "")
         raise AssertionError(f"unexpected command {call}")
 
 
@@ -79,7 +76,7 @@ def assert_golden(name: str, actual: bytes) -> None:
 
 def seeded_root(tmp_path: Path) -> Path:
     """A root with what the image ships: /etc/shadow (root and arcvsa locked), /etc/passwd,
-    /etc/hosts, arcvsa's home, the lab's root key.
+    /etc/hosts, arcvsa's home, the lab's root key, SSH's switch file (SSH off).
 
     arcvsa's uid and gid are the test's own, so that first boot can give it its key file unprivileged.
     """
@@ -93,6 +90,8 @@ def seeded_root(tmp_path: Path) -> Path:
     (root / "home" / "arcvsa").mkdir(parents=True)
     (root / "root" / ".ssh").mkdir(parents=True)
     (root / "root" / ".ssh" / "authorized_keys").write_text(LAB_KEY + "\n")
+    (root / "etc" / "ssh").mkdir()
+    (root / SSH_OFF).write_text("# the seal's words\n")
     return root
 
 
@@ -110,6 +109,7 @@ def applied(tmp_path: Path) -> tuple[Path, ApplianceRunner]:
     runner = ApplianceRunner(env_text("valid-static.xml"))
     outcome = run_firstboot(root, runner, cdroms=[], now=NOW, live=True)
     assert outcome.status == "applied" and outcome.transport == "guestinfo" and not outcome.warnings
+    assert f"/{SSH_OFF}" in outcome.changed
     return root, runner
 
 
@@ -180,8 +180,10 @@ def test_ssh_key_goes_to_the_admin_account_and_root_and_turns_ssh_on(
     assert (keys.stat().st_uid, keys.stat().st_gid) == (os.getuid(), os.getgid()), "arcvsa's, from passwd"
     assert (ssh_dir.stat().st_uid, ssh_dir.stat().st_gid) == (os.getuid(), os.getgid())
     assert (root / "root/.ssh/authorized_keys").read_text() == f"{LAB_KEY}\n{ADMIN_KEY}\n", "root's kept"
-    # the image has SSH off: enabled, and queued for this boot (never waited on from first boot)
-    assert [c for c in runner.calls if c[0] == "systemctl"] == [SSH_ENABLE, SSH_START]
+    # the image has SSH off by its switch file: removed, and no systemctl (ssh.service, ordered after
+    # first boot, tests the file when its turn comes in this boot)
+    assert not (root / SSH_OFF).exists()
+    assert not any(c[0] == "systemctl" for c in runner.calls)
 
 
 def test_ssh_key_is_added_next_to_the_accounts_keys(tmp_path: Path) -> None:
@@ -296,7 +298,7 @@ def test_dhcp_environment_from_the_lab_iso(tmp_path: Path) -> None:
     assert_golden("firstboot-dhcp.network", (root / "etc/systemd/network/10-arcvsa.network").read_bytes())
     assert not (root / "home/arcvsa/.ssh").exists(), "no key given: no key file"
     assert (root / "root/.ssh/authorized_keys").read_text() == LAB_KEY + "\n"
-    assert not any(c[0] == "systemctl" for c in runner.calls), "no key given: SSH stays off"
+    assert (root / SSH_OFF).exists(), "no key given: SSH stays off"
 
 
 def test_cli_reports_a_refused_environment(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
