@@ -555,6 +555,38 @@ def test_ssh_takes_a_key_only_and_forwards_nothing(
     checks.verify("ssh_password_login_refused", "sshd_settings")
 
 
+def test_the_ssh_switch_stops_and_starts_sshd(
+    api: LabApi, appliance: ApplianceVm, guest: SshRunner, checks: Checks
+) -> None:
+    # Off from Settings: the switch file written and sshd stopped (22 closed; the web interface stays),
+    # then on again: removed, started, a key login let in.
+    settings = api.call("GET", FIREWALL)["settings"]
+    since = in_guest(guest, ["date", "+%Y-%m-%d %H:%M:%S"]).stdout.strip()
+    off = api.call("PUT", FIREWALL, {**settings, "ssh": False})
+    ports = {name: ("127.0.0.1", appliance.config.host_ports[name]) for name in ("ssh", "https")}
+    seen_off = portscan.scan(ports)
+    on = api.call("PUT", FIREWALL, {**settings, "ssh": True})
+    deadline = time.monotonic() + 60
+    while not _lets_in(guest) and time.monotonic() < deadline:
+        time.sleep(2)
+    journal = in_guest(guest, ["journalctl", "-u", "ssh.service", "--since", since, "-o", "cat"]).stdout
+    switch_file = guest.execute(["test", "-e", "/etc/ssh/sshd_not_to_be_run"], timeout=60).exit_code
+    checks.record(
+        "ssh_switch",
+        off["settings"]["ssh"] is False
+        and seen_off == {"ssh": "closed", "https": "open"}
+        and on["settings"]["ssh"] is True
+        and _lets_in(guest)
+        and "Stopped ssh.service" in journal
+        and "Started ssh.service" in journal
+        and switch_file == 1,
+        f"off: {seen_off}; on: key login let in {_lets_in(guest)}, switch file "
+        f"{'gone' if switch_file == 1 else 'there'}; sshd's journal since {since}: "
+        + " | ".join(line for line in journal.splitlines() if "ssh.service" in line),
+    )
+    checks.verify("ssh_switch")
+
+
 def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner, checks: Checks) -> None:
     journal = in_guest(guest, ["journalctl", "--no-pager", "-o", "cat", "-b"], timeout=300).stdout
     found = [name for name, value in (("chap", CHAP_SECRET), ("admin", api.password)) if value in journal]
