@@ -394,10 +394,10 @@ class NasXfs(ApplianceStack):
         return NAS_DIR
 
     def prepare(self) -> None:
-        # A plain NAS VM has no arcvsa firewall: the poller that renders it stops and its table goes
-        # (nothing of the api serves this export, so the firewall would let no client reach it).
-        self.ssh(["systemctl", "stop", "arcvsa-metrics.service"])
-        self.ssh(["nft", "delete", "table", "inet", "arcvsa"])
+        # A plain NAS VM has no arcvsa firewall (nothing of the api serves this export, so the
+        # firewall would let no client reach it).
+        assert self.vm is not None
+        self.vm.lift_firewall()
         self.setup["firewall"] = "none, as on a plain NAS VM"
         self.ssh(["mkfs.xfs", "-f", "-q", LUN_PATH])
         self.ssh(["mkdir", "-p", NAS_DIR])

@@ -275,6 +275,13 @@ class ApplianceVm:
         """Run ``remote`` (an argv) in the guest as root; return its stdout."""
         return run(self.ssh_argv(remote), timeout=timeout, input_text=input_text).stdout
 
+    def lift_firewall(self) -> None:
+        """Stop the poller and delete arcvsa's nftables table, for an NFS server set up by hand below the
+        api (whose firewall lets NFS in to its own exports' hosts only). Starting arcvsa-metrics again
+        renders the table on its first pass."""
+        self.ssh(["systemctl", "stop", "arcvsa-metrics.service"])
+        self.ssh(["nft", "delete", "table", "inet", "arcvsa"])
+
     def wait_ssh(self, timeout: float = 300.0) -> float:
         """Wait until SSH answers; return seconds since qemu started. Fails early if qemu ended or the
         guest panicked (see :meth:`check`)."""

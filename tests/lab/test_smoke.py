@@ -259,11 +259,8 @@ def test_openzfs_is_2_3_or_newer(appliance: ApplianceVm) -> None:
 
 def test_file_over_nfs_reaches_the_luns(appliance: ApplianceVm, san: San, tmp_path: Path) -> None:
     vm = appliance
-    # This test drives ZFS and ganesha by hand, below the api, whose firewall lets NFS in only to the
-    # hosts of the api's exports: the poller that renders it stops and its table goes for this test;
-    # the poller's first pass after it renders the table again.
-    vm.ssh(["systemctl", "stop", "arcvsa-metrics.service"])
-    vm.ssh(["nft", "delete", "table", "inet", "arcvsa"])
+    # This test drives ZFS and ganesha by hand, below the api: the firewall is lifted for it alone.
+    vm.lift_firewall()
     try:
         _file_over_nfs(vm, san, tmp_path)
     finally:
