@@ -455,8 +455,10 @@ def test_kernel_settings_and_timers_are_hardened(guest: SshRunner, checks: Check
 
 
 # Listeners nobody needs: LLMNR and mDNS (systemd-resolved), ganesha's NLM and rquota (ESXi calls
-# neither), pNFS block layout (a client daemon).
+# neither), pNFS block layout (a client daemon); and the portmapper on UDP beyond loopback (a
+# reflection amplifier: NFS clients ask it over TCP).
 UNNEEDED = {"tcp": {5355, 875, 32803}, "udp": {5353, 5355, 875, 32803}}
+LOOPBACK = {"127.0.0.1", "[::1]"}
 
 
 def listeners(guest: SshRunner) -> list[tuple[str, str, int, str]]:
@@ -476,6 +478,10 @@ def test_only_needed_services_listen(guest: SshRunner, checks: Checks) -> None:
     found = listeners(guest)
     unneeded = [
         f"{proto}/{port} {proc}" for proto, _, port, proc in found if port in UNNEEDED.get(proto, set())
+    ] + [
+        f"udp/111 {proc} on {addr}"
+        for proto, addr, port, proc in found
+        if (proto, port) == ("udp", 111) and addr not in LOOPBACK
     ]
     shown = sorted({f"{proto}/{port} {proc}" for proto, _, port, proc in found})
     print(
