@@ -13,6 +13,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from appliance.control.files import fsync_dir
+
 
 @dataclass(frozen=True)
 class FileChange:
@@ -84,7 +86,7 @@ def write_atomic(root: Path, change: FileChange) -> bool:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     return True
 
 
@@ -95,13 +97,5 @@ def remove(root: Path, path: PurePosixPath) -> bool:
         target.unlink()
     except FileNotFoundError:
         return False
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
     return True
-
-
-def _fsync_dir(folder: Path) -> None:
-    dir_fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
