@@ -22,6 +22,7 @@ __all__ = [
     "check",
     "greetings",
     "panic",
+    "panicked_early",
     "tail",
     "text",
     "wait_login",
@@ -30,6 +31,18 @@ __all__ = [
 LOGIN = re.compile(r"\S+ login: ")
 # The first line of the appliance's issue text (appliance.firstboot.console), as agetty draws it.
 GREETING = re.compile(r"^arcvsa \S+ - virtual storage appliance$", re.MULTILINE)
+
+
+# The console line after which a guest panic is no longer early boot's.
+EARLY_BOOT_DONE = "ZFS: Loaded module"
+
+
+def panicked_early(path: Path) -> bool:
+    """Whether the guest panicked before the ZFS module loaded: under TCG, an int3 Oops as the kernel
+    patches its own text (it comes in runs on a busy host) is the emulator's, not the appliance's, and
+    worth a fresh boot."""
+    seen = text(path)
+    return panic(seen) is not None and EARLY_BOOT_DONE not in seen
 
 
 class ConsoleError(RuntimeError):

@@ -208,7 +208,7 @@ class Lab:
                     self.vm.open_tap()
                 return seconds
             except vmconsole.GuestPanicked as err:
-                if "ZFS: Loaded module" in vmconsole.text(self.vm.console):
+                if not vmconsole.panicked_early(self.vm.console):
                     raise
                 oops = [line for line in err.lines.splitlines() if "Oops" in line or "RIP:" in line]
                 self.early_panics.append(" | ".join(oops[:2]))

@@ -27,7 +27,6 @@ class BootedAppliance:
         self.health: dict[str, object] = {}
 
 
-EARLY_BOOT_DONE = "ZFS: Loaded module"  # the console line after which a panic is no longer early
 EARLY_PANIC_RETRIES = 2
 
 
@@ -47,9 +46,8 @@ def boot(
 
     A boot that hangs or whose kernel panics before the api answers (the emulator's: see lab.console)
     is booted once more from a fresh disk, and says so; nothing has been tested on it yet. A panic in
-    early boot, before the ZFS module loaded (TCG's int3 Oops as the kernel patches its own text, which
-    comes in runs on a busy host), gets two more boots, as the power-cut harness gives it. Any other
-    failure fails; the VM is stopped either way."""
+    early boot (console.panicked_early) gets two more boots, as the power-cut harness gives it. Any
+    other failure fails; the VM is stopped either way."""
     iso, properties = appliance_env.prepare(directory / "env", key, overrides or {})
     config = VmConfig(
         image,
@@ -67,19 +65,13 @@ def boot(
         failed = config.directory / f"console-failed-{retried + early_panics + 1}.log"
         try:
             return _boot_once(config, properties, failed.name)
-        except console.GuestPanicked as err:
-            early = failed.is_file() and EARLY_BOOT_DONE not in console.text(failed)
-            if early and early_panics < EARLY_PANIC_RETRIES:
+        except (console.BootStalled, console.GuestPanicked) as err:
+            if early_panics < EARLY_PANIC_RETRIES and failed.is_file() and console.panicked_early(failed):
                 early_panics += 1
             elif retried < 1:
                 retried += 1
             else:
                 raise
-            print(f"\nbooting once more from a fresh disk: {err}")
-        except console.BootStalled as err:
-            if retried >= 1:
-                raise
-            retried += 1
             print(f"\nbooting once more from a fresh disk: {err}")
 
 

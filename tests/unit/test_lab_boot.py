@@ -1,5 +1,6 @@
 """The lab tests' boot (tests/support/lab_boot.py): a boot that panics or hangs before the api answers is
-booted once more from a fresh disk, its console kept; any other failure, or a second one, fails.
+booted once more from a fresh disk, its console kept; any other failure, or a second one, fails. A
+panic in early boot (before ZFS loaded: the emulator's) gets two more boots on top.
 
 A stand-in takes qemu's place (the real one needs the image); its console is a real panic of this lab
 (tests/unit/test_lab_console.py)."""
@@ -66,13 +67,18 @@ def test_a_panicked_boot_is_killed_and_its_console_kept(tmp_path: Path, monkeypa
     assert not (tmp_path / "console.log").exists()  # the next boot's console starts empty
 
 
-def _boots(monkeypatch: Any, outcomes: list[BaseException | str]) -> list[str]:
-    """lab_boot.boot with each try's outcome given: an error raised, or a booted appliance."""
+def _boots(monkeypatch: Any, outcomes: list[BaseException | str | tuple[BaseException, bytes]]) -> list[str]:
+    """lab_boot.boot with each try's outcome given: an error raised (with the console it leaves as the
+    failed one, when given), or a booted appliance."""
     tried: list[str] = []
 
     def once(config: VmConfig, properties: dict[str, str], failed: str) -> Any:
         tried.append(failed)
         outcome = outcomes.pop(0)
+        if isinstance(outcome, tuple):
+            error, kept = outcome
+            (config.directory / failed).write_bytes(kept)
+            raise error
         if isinstance(outcome, BaseException):
             raise outcome
         return outcome
@@ -111,3 +117,31 @@ def test_any_other_failure_is_not_retried(tmp_path: Path, monkeypatch: Any, erro
     with pytest.raises(type(error)):
         lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path)
     assert tried == ["console-failed-1.log"]
+
+
+# An int3 Oops of TCG's while the kernel patches its own text, before ZFS loaded; and the same after it.
+EARLY = b"[   16.49] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+LATE = b"[   30.10] ZFS: Loaded module v2.3.9-0+deb13u1, ZFS pool version 5000\n" + EARLY
+
+
+def test_early_panics_get_two_more_boots(tmp_path: Path, monkeypatch: Any) -> None:
+    early = (console.GuestPanicked("[ 16.4] Oops: int3"), EARLY)
+    tried = _boots(monkeypatch, [early, early, early, "booted"])
+    assert lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path) == "booted"
+    assert len(tried) == 4
+
+
+def test_a_fourth_early_panic_fails(tmp_path: Path, monkeypatch: Any) -> None:
+    early = (console.GuestPanicked("[ 16.4] Oops: int3"), EARLY)
+    tried = _boots(monkeypatch, [early, early, early, (console.GuestPanicked("[ 16.4] again"), EARLY)])
+    with pytest.raises(console.GuestPanicked, match="again"):
+        lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path)
+    assert len(tried) == 4
+
+
+def test_a_panic_after_zfs_loaded_gets_one_more_boot_only(tmp_path: Path, monkeypatch: Any) -> None:
+    late = (console.GuestPanicked("[ 30.1] Oops: int3"), LATE)
+    tried = _boots(monkeypatch, [late, (console.GuestPanicked("[ 30.1] again"), LATE), "booted"])
+    with pytest.raises(console.GuestPanicked, match="again"):
+        lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path)
+    assert tried == ["console-failed-1.log", "console-failed-2.log"]

@@ -139,3 +139,20 @@ def test_greetings_are_those_drawn_up_to_a_login_prompt(tmp_path: Path) -> None:
     path.write_bytes(CONSOLE_END)
     assert console.greetings(path) == []
     assert console.greetings(tmp_path / "none.log") == []
+
+
+@pytest.mark.parametrize(
+    ("kept", "early"),
+    [
+        (b"[   16.49] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n", True),
+        (
+            b"[   30.10] ZFS: Loaded module v2.3.9\n[   31.00] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n",
+            False,
+        ),
+        (SOFT_LOCKUP.encode(), False),  # no panic at all
+    ],
+)
+def test_panicked_early_is_a_panic_before_zfs_loaded(tmp_path: Path, kept: bytes, early: bool) -> None:
+    path = tmp_path / "console.log"
+    path.write_bytes(kept)
+    assert console.panicked_early(path) is early
