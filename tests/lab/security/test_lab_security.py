@@ -573,7 +573,7 @@ def test_the_ssh_switch_stops_and_starts_sshd(
     seen_off = portscan.scan(ports)
     on = api.call("PUT", FIREWALL, {**settings, "ssh": True})
     deadline = time.monotonic() + 60
-    while not _lets_in(guest) and time.monotonic() < deadline:
+    while not (let_in := _lets_in(guest)) and time.monotonic() < deadline:
         time.sleep(2)
     journal = in_guest(guest, ["journalctl", "-u", "ssh.service", "--since", since, "-o", "cat"]).stdout
     switch_file = guest.execute(["test", "-e", "/etc/ssh/sshd_not_to_be_run"], timeout=60).exit_code
@@ -582,11 +582,11 @@ def test_the_ssh_switch_stops_and_starts_sshd(
         off["settings"]["ssh"] is False
         and seen_off == {"ssh": "closed", "https": "open"}
         and on["settings"]["ssh"] is True
-        and _lets_in(guest)
+        and let_in
         and "Stopped ssh.service" in journal
         and "Started ssh.service" in journal
         and switch_file == 1,
-        f"off: {seen_off}; on: key login let in {_lets_in(guest)}, switch file "
+        f"off: {seen_off}; on: key login let in {let_in}, switch file "
         f"{'gone' if switch_file == 1 else 'there'}; sshd's journal since {since}: "
         + " | ".join(line for line in journal.splitlines() if "ssh.service" in line),
     )
