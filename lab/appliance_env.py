@@ -38,6 +38,9 @@ def lab_properties(password: str, ssh_public_key: str, overrides: Mapping[str, s
         "role": "appliance",
         "admin_password": password,
         "ssh_authorized_key": ssh_public_key.strip(),
+        # the lab's tools run commands as root with no terminal (the admin account would first ask for a
+        # new password), as an administrator's automation would
+        "ssh_root_login": "true",
         "ipv4_mode": "static",
         "ipv4_address": LAB_ADDRESS,
         "ipv4_prefix": LAB_PREFIX,

@@ -45,6 +45,7 @@ class FirewallSection(Section):
             "management networks",
             *(["iSCSI networks"] if value.iscsi else []),
             *(["SSH"] if value.ssh else []),
+            *(["SSH as root with the key"] if value.ssh_root else []),
         ]
 
     def converge(self, ctx: Context, value: object) -> list[str]:

@@ -47,6 +47,11 @@ class FirewallSettings(BaseModel):
     ssh: bool = Field(
         False, description="the SSH service on (keys only), reachable from the management networks"
     )
+    ssh_root: bool = Field(
+        False,
+        description="root may log in over SSH too, with the arcvsa account's keys (for automation that has "
+        "no terminal), while SSH is on; administrators log in as arcvsa",
+    )
 
 
 class Allowed(BaseModel):

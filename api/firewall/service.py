@@ -43,14 +43,15 @@ def changing(settings: Settings) -> contextlib.AbstractContextManager[None]:
     return lock.held(settings.data_dir / "firewall.lock")
 
 
-def defaults(settings: Settings, ssh: bool = False) -> FirewallSettings:
+def defaults(settings: Settings, ssh: bool = False, ssh_root: bool = False) -> FirewallSettings:
     """Before an administrator saves any: the management networks first boot was given (the
-    management_networks vApp property, in appliance.json), else every address; no iSCSI network."""
+    management_networks vApp property, in appliance.json), else every address; no iSCSI network; SSH
+    and root's key login as given."""
     try:
         given = FirewallSettings(management=appliance_json.read(settings)["management_networks"]).management
     except (KeyError, ValueError):  # none given, or an appliance.json before them
         given = []
-    return FirewallSettings(management=given or EVERYWHERE, iscsi=[], ssh=ssh)
+    return FirewallSettings(management=given or EVERYWHERE, iscsi=[], ssh=ssh, ssh_root=ssh_root)
 
 
 def stored(db: Session) -> FirewallSettings | None:
@@ -165,7 +166,7 @@ def save(
                 "cancel it first",
                 field="management",
             )
-        current = stored(db) or defaults(settings, sshd.enabled(files))
+        current = stored(db) or defaults(settings, sshd.enabled(files), sshd.root_login(files))
         if set(wanted.management) != set(current.management):
             firewall.try_out(gw, rules(db, wanted), TRIAL_SECONDS)
             row.trial_json = wanted.model_dump_json()
@@ -177,7 +178,12 @@ def save(
         row.settings_json = wanted.model_dump_json()
         _clear_trial(row)
         db.commit()
-    log.info("firewall saved: iSCSI networks %s, SSH %s", wanted.iscsi, "on" if wanted.ssh else "off")
+    log.info(
+        "firewall saved: iSCSI networks %s, SSH %s, root's key login %s",
+        wanted.iscsi,
+        "on" if wanted.ssh else "off",
+        "on" if wanted.ssh_root else "off",
+    )
     return view(db, settings, client)
 
 
@@ -219,6 +225,8 @@ def _converge(
     gw: Gateway, files: Files, db: Session, wanted: FirewallSettings, keep: bool = False
 ) -> list[str]:
     changes = []
+    if sshd.switch_root(gw, files, wanted.ssh_root):
+        changes.append(f"root's SSH key login {'on' if wanted.ssh_root else 'off'}")
     if sshd.switch(gw, files, wanted.ssh):
         changes.append(f"SSH turned {'on' if wanted.ssh else 'off'}")
     applied = rules(db, wanted)
@@ -243,10 +251,16 @@ def reconcile(gw: Gateway, files: Files, db: Session, settings: Settings) -> lis
         _clear_trial(row)
         wanted = stored(db)
         if wanted is None:  # SSH as found needs no switch: the rule set alone follows it
-            wanted = defaults(settings, sshd.enabled(files))
+            wanted = defaults(settings, sshd.enabled(files), sshd.root_login(files))
             row.settings_json = wanted.model_dump_json()
             changes = ["rule set loaded"] if firewall.apply(gw, files, rules(db, wanted)) else []
         else:
+            if "ssh_root" not in wanted.model_fields_set:
+                # stored by a release whose image let root's keys in: an automation that uses them keeps
+                # working (turning it off is one Settings change), one with no key for root stays off
+                root_keys = (files.read(sshd.ROOT_KEYS) or "").strip()
+                wanted = wanted.model_copy(update={"ssh_root": wanted.ssh and bool(root_keys)})
+                row.settings_json = wanted.model_dump_json()
             changes = _converge(gw, files, db, wanted)
         db.commit()
         return changes

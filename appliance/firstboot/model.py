@@ -106,6 +106,13 @@ class ValidatedProperties:
             raise TypeError(f"{key} is {type(value).__name__}, not an integer")
         return value
 
+    def flag(self, key: str) -> bool:
+        """A boolean property."""
+        value = self._get(key)
+        if not isinstance(value, bool):
+            raise TypeError(f"{key} is {type(value).__name__}, not a boolean")
+        return value
+
     def secret(self, key: str) -> str:
         """A password property's clear text: hash it, never store or log it."""
         value = self._get(key)
@@ -141,13 +148,13 @@ def _message(spec: PropertySpec, error: ErrorDetails) -> str:
 
 
 def _prepare(raw: Mapping[str, str], catalogue: PropertyCatalogue) -> dict[str, str]:
-    """The values to validate: empty integers fall back to their default like absent ones."""
+    """The values to validate: empty integers and booleans fall back to their default like absent ones."""
     prepared: dict[str, str] = {}
     for spec in catalogue.properties:
         if spec.key not in raw:
             continue
         value = raw[spec.key]
-        if value.strip() == "" and spec.type in INTEGER_TYPES:
+        if value.strip() == "" and (spec.type in INTEGER_TYPES or spec.type == "boolean"):
             continue
         prepared[spec.key] = value
     return prepared

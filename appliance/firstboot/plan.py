@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from appliance.control import sshd
 from appliance.firstboot import accounts, chrony, network, tls
 from appliance.firstboot.errors import ApplyFailed
 from appliance.firstboot.files import FileChange, read_text
@@ -123,16 +124,18 @@ def make_plan(
                 owner=(admin.uid, admin.gid),
             )
         )
-        # root's too, for automation that logs in without a terminal (the first interactive login
-        # as the admin account must change its password first)
-        superuser = accounts.passwd_account(passwd, "root")
-        files.append(
-            FileChange(
-                superuser.authorized_keys,
-                with_authorized_key(read_text(root, superuser.authorized_keys) or "", ssh_key).encode(),
-                mode=0o600,
-                parent_mode=0o700,
-                owner=(superuser.uid, superuser.gid),
+        if props.flag("ssh_root_login"):
+            # root's too, with its key login let in, for automation that has no terminal (the admin
+            # account's first session asks for a new password); Settings can turn it off again
+            superuser = accounts.passwd_account(passwd, "root")
+            files.append(
+                FileChange(
+                    superuser.authorized_keys,
+                    with_authorized_key(read_text(root, superuser.authorized_keys) or "", ssh_key).encode(),
+                    mode=0o600,
+                    parent_mode=0o700,
+                    owner=(superuser.uid, superuser.gid),
+                )
             )
-        )
+            files.append(FileChange(PurePosixPath(sshd.ROOT_FILE), sshd.ROOT_TEXT.encode()))
     return Plan(hostname=hostname, files=tuple(files), warnings=tuple(warnings), ssh=bool(ssh_key))

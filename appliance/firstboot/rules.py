@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pydantic import TypeAdapter, ValidationError
+
 from appliance.firstboot import formats
 from appliance.firstboot.errors import FieldError
 from ovf.properties import PropertySpec
@@ -32,7 +34,23 @@ def fqdn_names_the_host(values: Mapping[str, str], specs: Mapping[str, PropertyS
     return [FieldError("fqdn", specs["fqdn"].label, message)]
 
 
-RULES = (fqdn_names_the_host,)
+def root_login_needs_a_key(values: Mapping[str, str], specs: Mapping[str, PropertySpec]) -> list[FieldError]:
+    """root's SSH login takes the SSH public key: asked for without one, it would let nobody in."""
+    if "ssh_root_login" not in specs:  # a catalogue of tests' own
+        return []
+    try:
+        wanted = TypeAdapter(bool).validate_python(
+            values.get("ssh_root_login") or specs["ssh_root_login"].default
+        )
+    except ValidationError:  # refused on its own already
+        return []
+    if not wanted or (values.get("ssh_authorized_key") or "").strip():
+        return []
+    message = "is on, but no SSH public key (ssh_authorized_key) is given for root to log in with"
+    return [FieldError("ssh_root_login", specs["ssh_root_login"].label, message)]
+
+
+RULES = (fqdn_names_the_host, root_login_needs_a_key)
 
 
 def cross_errors(values: Mapping[str, str], specs: Mapping[str, PropertySpec]) -> list[FieldError]:

@@ -53,7 +53,7 @@ fi
 part="$out.part"
 esp="$out.esp"
 cmds="$out.debugfs"
-trap 'rm -f "$part" "$esp" "$cmds" "$out.authorized_keys"' EXIT
+trap 'rm -f "$part" "$esp" "$cmds" "$out.authorized_keys" "$out.root-login"' EXIT
 rm -f "$out" "$part" "$esp"
 
 truncate -s "${root_mib}M" "$part"
@@ -71,6 +71,10 @@ find "$root/boot/efi" -mindepth 1 -depth -printf '%y /%P\n' | while read -r kind
 done >>"$cmds"
 if [[ -n $keys ]]; then
     install -m 0600 "$keys" "$out.authorized_keys"
+    # The product keeps root out (sshd_config.d/50-arcvsa.conf); the build logs in as root with its key,
+    # through the drop-in arcvsa's Settings use for root's key login. The seal removes both.
+    printf '%s\n' '# the image build only: the seal removes this file and the key' \
+        'PermitRootLogin prohibit-password' >"$out.root-login"
     # debugfs exits 0 even when a path is missing: look for its message instead.
     if debugfs -R 'stat /root/.ssh' "$part" 2>&1 | grep 'not found' >/dev/null; then
         echo 'mkdir /root/.ssh' >>"$cmds"
@@ -81,6 +85,10 @@ write $out.authorized_keys /root/.ssh/authorized_keys
 sif /root/.ssh/authorized_keys mode 0100600
 sif /root/.ssh/authorized_keys uid 0
 sif /root/.ssh/authorized_keys gid 0
+write $out.root-login /etc/ssh/sshd_config.d/40-arcvsa-root.conf
+sif /etc/ssh/sshd_config.d/40-arcvsa-root.conf mode 0100644
+sif /etc/ssh/sshd_config.d/40-arcvsa-root.conf uid 0
+sif /etc/ssh/sshd_config.d/40-arcvsa-root.conf gid 0
 DEBUGFS
 fi
 debugfs -w -f "$cmds" "$part" >/dev/null

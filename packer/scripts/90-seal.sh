@@ -4,6 +4,9 @@
 set -euo pipefail
 
 rm -f /root/.ssh/authorized_keys
+# the build's key login as root (appliance.control.sshd.ROOT_FILE): first boot or Settings write it again
+# only when an administrator asks for root's key login
+rm -f /etc/ssh/sshd_config.d/40-arcvsa-root.conf
 # The build logged in over SSH; the product starts with it off: Debian's switch file keeps ssh.service
 # (still enabled) from starting. First boot removes it when the OVF gives a key, an administrator from
 # Settings (appliance.control.sshd, whose words these are).

@@ -66,13 +66,21 @@ test('settings: firewall and SSH', async ({ page }, testInfo) => {
     await section.screenshot({ path: path.join(dir, 'firewall-kept.png') });
   });
 
-  await test.step('SSH on: its rule appears, open to the management networks', async () => {
+  await test.step('SSH on, and root with the key: its rule appears, open to the management networks', async () => {
+    const root = section.getByLabel('SSH as root with the key');
+    await expect(root).toBeDisabled(); // nothing to let root into while SSH is off
+    await expect(root).not.toBeChecked();
     await section.getByLabel('SSH (keys only)').check();
+    await expect(root).toBeEnabled();
+    await root.check();
     await save.click();
     await expect(section.getByText('Saved: the rules above are in effect.')).toBeVisible();
     await expect(rule('SSH')).toContainText('22');
     await expect(rule('SSH')).toContainText(own);
     await expect(section.getByLabel('SSH (keys only)')).toBeChecked();
+    await page.reload(); // as the api stored it
+    await expect(root).toBeChecked();
+    await expect(root).toBeEnabled();
   });
 
   await test.step('a network with host bits set is refused beside its field, nothing changed', async () => {

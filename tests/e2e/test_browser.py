@@ -321,6 +321,10 @@ def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         # the spec leaves the browser's own address alone allowed, with SSH on: both closed to the rest
         assert not server.reaches(stranger, 443) and not server.reaches(stranger, 22)
         assert server.systemd.ssh_on and server.systemd.armed is None
+        # and root let in with the key: sshd's drop-in written
+        from appliance.control import sshd
+
+        assert server.systemd.files.read(sshd.ROOT_FILE) == sshd.ROOT_TEXT
 
 
 def test_upgrades_section(

@@ -24,7 +24,7 @@ from api.exports import service as exports
 from api.firewall import service
 from api.firewall.table import FirewallConfig
 from api.iscsi.table import IscsiTarget
-from appliance.control import firewall
+from appliance.control import firewall, sshd
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway
 from appliance.control.nfs.model import Export, Protocol
@@ -76,11 +76,89 @@ def test_the_first_reconcile_adopts_the_defaults_with_ssh_as_found(appliance: Ap
     appliance.systemd.ssh_on = True  # first boot was given a key
     assert appliance.reconcile() == ["rule set loaded"]
     shown = appliance.api.get(PATH).json()
-    assert shown["settings"] == {"management": ["0.0.0.0/0", "::/0"], "iscsi": [], "ssh": True}
+    assert shown["settings"] == {
+        "management": ["0.0.0.0/0", "::/0"],
+        "iscsi": [],
+        "ssh": True,
+        "ssh_root": False,
+    }
     assert shown["your_address"] == ADMIN
     assert appliance.reaches(STRANGER, 443) and appliance.reaches(STRANGER, 22)
     assert not appliance.reaches(STRANGER, 2049)
     assert appliance.reconcile() == []  # converged: nothing to do
+
+
+ADMIN_KEYS = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJgZyOYvlx1TrA8RKgeMwHlayUyBxJPtvZEiJcZmWzGS admin\n"
+
+
+def test_root_login_as_first_boot_left_it_is_adopted(appliance: Appliance) -> None:
+    appliance.systemd.ssh_on = True
+    # ssh_root_login was given: first boot gave root the key it gave arcvsa, and let it in
+    appliance.files.write(sshd.ADMIN_KEYS, ADMIN_KEYS, mode=0o600)
+    appliance.files.write(sshd.ROOT_KEYS, ADMIN_KEYS, mode=0o600)
+    appliance.files.write(sshd.ROOT_FILE, sshd.ROOT_TEXT)
+    appliance.reconcile()
+    assert appliance.api.get(PATH).json()["settings"]["ssh_root"] is True
+    assert appliance.files.read(sshd.ROOT_FILE) == sshd.ROOT_TEXT
+    assert appliance.reconcile() == [] and appliance.systemd.sshd_reloads == 0
+
+
+def test_roots_key_login_follows_its_switch_and_the_admin_accounts_keys(appliance: Appliance) -> None:
+    appliance.systemd.ssh_on = True
+    appliance.files.write(sshd.ADMIN_KEYS, ADMIN_KEYS, mode=0o600)
+    appliance.reconcile()
+    settings = appliance.api.get(PATH).json()["settings"]
+    on = appliance.put({**settings, "ssh_root": True})
+    assert on.status_code == 200, on.text
+    assert on.json()["settings"]["ssh_root"] is True
+    assert appliance.files.read(sshd.ROOT_FILE) == sshd.ROOT_TEXT
+    assert appliance.files.read(sshd.ROOT_KEYS) == ADMIN_KEYS
+    assert appliance.systemd.sshd_reloads == 1  # sshd reads its settings again; sessions stay
+    # a key the administrator adds to arcvsa reaches root at the next reconcile; sshd need not reload
+    added = ADMIN_KEYS + ADMIN_KEYS.replace(" admin", " second")
+    appliance.files.write(sshd.ADMIN_KEYS, added, mode=0o600)
+    assert appliance.reconcile() == ["root's SSH key login on"]
+    assert appliance.files.read(sshd.ROOT_KEYS) == added and appliance.systemd.sshd_reloads == 1
+    assert appliance.reconcile() == []
+    off = appliance.put({**settings, "ssh_root": False})
+    assert off.status_code == 200 and off.json()["settings"]["ssh_root"] is False
+    assert appliance.files.read(sshd.ROOT_FILE) is None and appliance.files.read(sshd.ROOT_KEYS) is None
+    assert appliance.systemd.sshd_reloads == 2
+    assert appliance.files.read(sshd.ADMIN_KEYS) == added, "arcvsa's keys are not root's to remove"
+
+
+def test_root_login_is_kept_while_ssh_is_off(appliance: Appliance) -> None:
+    appliance.systemd.ssh_on = True
+    appliance.files.write(sshd.ADMIN_KEYS, ADMIN_KEYS, mode=0o600)
+    appliance.reconcile()
+    body = {"management": ["0.0.0.0/0", "::/0"], "iscsi": [], "ssh": True, "ssh_root": True}
+    assert appliance.put(body).status_code == 200
+    off = appliance.put({**body, "ssh": False})  # SSH off alone: root's setting is kept for when it is back
+    assert off.status_code == 200, off.text
+    assert off.json()["settings"] == {**body, "ssh": False}
+    assert not appliance.systemd.sshd_running and not appliance.reaches(STRANGER, 22)
+    assert appliance.files.read(sshd.ROOT_FILE) == sshd.ROOT_TEXT
+    assert appliance.put(body).json()["settings"] == body and appliance.systemd.sshd_running
+
+
+@pytest.mark.parametrize(("root_keys", "adopted"), [(ADMIN_KEYS, True), ("\n", False), (None, False)])
+def test_settings_stored_before_roots_switch_keep_roots_keys_working(
+    appliance: Appliance, root_keys: str | None, adopted: bool
+) -> None:
+    """An appliance upgraded from a release whose image let root's keys in (and stored no ssh_root)."""
+    appliance.systemd.ssh_on = True
+    appliance.reconcile()
+    with appliance.api.app.state.sessionmaker() as db:
+        row = db.get(FirewallConfig, 1)
+        row.settings_json = json.dumps({"management": ["0.0.0.0/0", "::/0"], "iscsi": [], "ssh": True})
+        db.commit()
+    if root_keys is not None:
+        appliance.files.write(sshd.ROOT_KEYS, root_keys, mode=0o600)
+    appliance.files.write(sshd.ADMIN_KEYS, ADMIN_KEYS, mode=0o600)
+    appliance.reconcile()
+    assert appliance.api.get(PATH).json()["settings"]["ssh_root"] is adopted
+    assert (appliance.files.read(sshd.ROOT_FILE) is not None) is adopted
+    assert appliance.reconcile() == []
 
 
 def test_a_management_change_is_live_on_trial_and_kept_when_confirmed(appliance: Appliance) -> None:

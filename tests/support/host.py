@@ -6,8 +6,11 @@ import os
 import subprocess
 
 
-def host_tool(argv: list[str], *, env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str]:
-    """(exit code, stdout + stderr) of a host tool; argv only, a failure is an answer here."""
+def host_tool(
+    argv: list[str], *, env: dict[str, str] | None = None, timeout: float = 120, input_text: str | None = None
+) -> tuple[int, str]:
+    """(exit code, stdout + stderr) of a host tool; argv only, a failure is an answer here. ``input_text``
+    is its stdin (else none)."""
     proc = subprocess.run(
         argv,
         env={**os.environ, **(env or {})},
@@ -15,6 +18,7 @@ def host_tool(argv: list[str], *, env: dict[str, str] | None = None, timeout: fl
         text=True,
         timeout=timeout,
         check=False,
-        stdin=subprocess.DEVNULL,
+        input=input_text,
+        stdin=subprocess.DEVNULL if input_text is None else None,
     )
     return proc.returncode, proc.stdout + proc.stderr

@@ -1,6 +1,6 @@
 """systemctl and systemd-run for the firewall's commands, on a host without systemd (CI, this tier).
 
-It answers the few argv the firewall and the SSH switch send, as systemd 257 in the appliance answers
+It answers the few argv the firewall and the SSH switches send, as systemd 257 in the appliance answers
 them (exit codes and words as the lab VM gave them), keeps what they change (sshd running, the rollback
 timer armed), and fails the test on any other argv. Like ssh.service, a start does nothing while
 Debian's switch file (appliance.control.sshd.OFF_FILE) is there. :meth:`fire` is the timer going off: it
@@ -22,6 +22,7 @@ class SystemdStandIn:
     def __init__(self, files: Files, ssh_on: bool = False) -> None:
         self.files = files
         self.sshd_running = False
+        self.sshd_reloads = 0  # reloads while running: sshd read its settings again
         self.ssh_on = ssh_on  # as the sealed image (off) or first boot given a key (on) left it
         self.armed: list[str] | None = None  # the command the armed timer runs
         self.calls: list[list[str]] = []
@@ -35,6 +36,9 @@ class SystemdStandIn:
             return self._answer(wanted, 0)
         if wanted == ["systemctl", "stop", sshd.UNIT]:
             self.sshd_running = False
+            return self._answer(wanted, 0)
+        if wanted == ["systemctl", "try-reload-or-restart", sshd.UNIT]:  # exit 0 and silent, running or not
+            self.sshd_reloads += self.sshd_running
             return self._answer(wanted, 0)
         if wanted == ["systemctl", "stop", *ROLLBACK]:
             if self.armed is None:

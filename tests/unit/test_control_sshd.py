@@ -67,3 +67,67 @@ def test_no_change_runs_nothing(files: LocalFiles, on: bool) -> None:
 def test_the_seal_writes_the_same_file_with_the_same_words() -> None:
     script = SEAL.read_text(encoding="utf-8")
     assert f"cat >{sshd.OFF_FILE} <<'EOF'\n{sshd.OFF_TEXT}EOF\n" in script
+
+
+class Reloads:
+    """Takes try-reload-or-restart of ssh.service alone, noting whether root's drop-in was there then."""
+
+    def __init__(self, files: LocalFiles) -> None:
+        self.files = files
+        self.calls: list[bool] = []
+
+    def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
+        assert tuple(argv) == ("systemctl", "try-reload-or-restart", "ssh.service"), argv
+        self.calls.append(self.files.read(sshd.ROOT_FILE) is not None)
+        return Result(tuple(argv), 0, "", "")
+
+
+KEYS = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIJgZyOYvlx1TrA8RKgeMwHlayUyBxJPtvZEiJcZmWzGS admin\n"
+
+
+def test_roots_login_on_writes_its_drop_in_and_the_admin_keys_then_reloads(
+    files: LocalFiles, tmp_path: Path
+) -> None:
+    files.write(sshd.ADMIN_KEYS, KEYS, mode=0o600)
+    reloads = Reloads(files)
+    assert not sshd.root_login(files)
+    assert sshd.switch_root(Gateway(reloads), files, True)
+    assert reloads.calls == [True], "sshd reloads once, with the drop-in in place"
+    assert sshd.root_login(files) and files.read(sshd.ROOT_FILE) == sshd.ROOT_TEXT
+    assert files.read(sshd.ROOT_KEYS) == KEYS
+    assert (tmp_path / sshd.ROOT_KEYS.lstrip("/")).stat().st_mode & 0o777 == 0o600
+    # sshd keeps the first PermitRootLogin it reads: the drop-in sorts before the image's own
+    assert Path(sshd.ROOT_FILE).name < "50-arcvsa.conf"
+    assert Path(sshd.ROOT_FILE).parent == Path("/etc/ssh/sshd_config.d")
+
+
+def test_roots_keys_follow_the_admin_accounts_without_a_reload(files: LocalFiles) -> None:
+    files.write(sshd.ADMIN_KEYS, KEYS, mode=0o600)
+    reloads = Reloads(files)
+    sshd.switch_root(Gateway(reloads), files, True)
+    assert not sshd.switch_root(Gateway(reloads), files, True), "converged: nothing to do"
+    files.write(sshd.ADMIN_KEYS, KEYS + KEYS.replace(" admin", " other"), mode=0o600)
+    assert sshd.switch_root(Gateway(reloads), files, True)
+    assert files.read(sshd.ROOT_KEYS) == files.read(sshd.ADMIN_KEYS) and reloads.calls == [True]
+
+
+def test_roots_login_off_removes_both_then_reloads(files: LocalFiles) -> None:
+    files.write(sshd.ADMIN_KEYS, KEYS, mode=0o600)
+    reloads = Reloads(files)
+    sshd.switch_root(Gateway(reloads), files, True)
+    assert sshd.switch_root(Gateway(reloads), files, False)
+    assert reloads.calls == [True, False]
+    assert files.read(sshd.ROOT_FILE) is None and files.read(sshd.ROOT_KEYS) is None
+    assert files.read(sshd.ADMIN_KEYS) == KEYS
+    assert not sshd.switch_root(Gateway(reloads), files, False) and reloads.calls == [True, False]
+
+
+def test_the_image_keeps_root_out_and_the_seal_removes_the_builds_root_login() -> None:
+    overlay = Path(__file__).resolve().parents[2] / "appliance/image/overlay/etc/ssh/sshd_config.d"
+    settings = [line.split() for line in (overlay / "50-arcvsa.conf").read_text().splitlines()]
+    assert ["PermitRootLogin", "no"] in settings
+    assert not (overlay / Path(sshd.ROOT_FILE).name).exists()
+    script = SEAL.read_text(encoding="utf-8")
+    assert f"rm -f {sshd.ROOT_FILE}\n" in script and "rm -f /root/.ssh/authorized_keys\n" in script
+    disk = (Path(__file__).resolve().parents[2] / "appliance/image/disk.sh").read_text(encoding="utf-8")
+    assert f"write $out.root-login {sshd.ROOT_FILE}\n" in disk

@@ -15,6 +15,7 @@ import pytest
 from argon2 import PasswordHasher
 from cryptography import x509
 
+from appliance.control import sshd
 from appliance.firstboot.cli import main as firstboot_cli
 from appliance.firstboot.environment import parse_environment
 from appliance.firstboot.errors import ApplyFailed, ConfigInvalid
@@ -169,7 +170,7 @@ def test_password_is_stored_only_as_hashes(applied: tuple[Path, ApplianceRunner]
     assert (root / "var/lib/arcvsa/admin-password.argon2").stat().st_mode & 0o777 == 0o600
 
 
-def test_ssh_key_goes_to_the_admin_account_and_root_and_turns_ssh_on(
+def test_ssh_key_goes_to_the_admin_account_alone_and_turns_ssh_on(
     applied: tuple[Path, ApplianceRunner],
 ) -> None:
     root, runner = applied
@@ -179,11 +180,27 @@ def test_ssh_key_goes_to_the_admin_account_and_root_and_turns_ssh_on(
     assert keys.stat().st_mode & 0o777 == 0o600
     assert (keys.stat().st_uid, keys.stat().st_gid) == (os.getuid(), os.getgid()), "arcvsa's, from passwd"
     assert (ssh_dir.stat().st_uid, ssh_dir.stat().st_gid) == (os.getuid(), os.getgid())
-    assert (root / "root/.ssh/authorized_keys").read_text() == f"{LAB_KEY}\n{ADMIN_KEY}\n", "root's kept"
+    # root's key login stays off (the image's sshd drop-in keeps root out): its keys are not touched
+    assert (root / "root/.ssh/authorized_keys").read_text() == f"{LAB_KEY}\n", "root's kept as they were"
+    assert not (root / sshd.ROOT_FILE.lstrip("/")).exists()
     # the image has SSH off by its switch file: removed, and no systemctl (ssh.service, ordered after
     # first boot, tests the file when its turn comes in this boot)
     assert not (root / SSH_OFF).exists()
     assert not any(c[0] == "systemctl" for c in runner.calls)
+
+
+def test_root_login_asked_for_gives_root_the_key_and_lets_it_in(tmp_path: Path) -> None:
+    root = seeded_root(tmp_path)
+    env = env_text("valid-static.xml").replace(
+        '<Property oe:key="fqdn"',
+        '<Property oe:key="ssh_root_login" oe:value="True"/>\n<Property oe:key="fqdn"',
+    )
+    run_firstboot(root, ApplianceRunner(env), cdroms=[], now=NOW)
+    keys = root / "root/.ssh/authorized_keys"
+    assert keys.read_text() == f"{LAB_KEY}\n{ADMIN_KEY}\n", "added next to root's own"
+    assert keys.stat().st_mode & 0o777 == 0o600
+    assert (root / sshd.ROOT_FILE.lstrip("/")).read_text() == sshd.ROOT_TEXT
+    assert (root / "home/arcvsa/.ssh/authorized_keys").read_text() == f"{ADMIN_KEY}\n"
 
 
 def test_ssh_key_is_added_next_to_the_accounts_keys(tmp_path: Path) -> None:
@@ -197,13 +214,17 @@ def test_ssh_key_is_added_next_to_the_accounts_keys(tmp_path: Path) -> None:
 def test_plan_gives_the_key_file_to_the_account_in_passwd(tmp_path: Path) -> None:
     root = seeded_root(tmp_path)
     shutil.copy(FIXTURES / "firstboot" / "passwd", root / "etc" / "passwd")
-    props = validate_properties(parse_environment(env_text("valid-static.xml").encode()).properties)
-    plan = make_plan(props, root=root, runner=ApplianceRunner(None), now=NOW)
-    admin, superuser = [c for c in plan.files if c.path.name == "authorized_keys"]
+    given = parse_environment(env_text("valid-static.xml").encode()).properties
+    plan = make_plan(validate_properties(given), root=root, runner=ApplianceRunner(None), now=NOW)
+    (admin,) = [c for c in plan.files if c.path.name == "authorized_keys"]
     assert str(admin.path) == "/home/arcvsa/.ssh/authorized_keys"
     assert (admin.owner, admin.mode, admin.parent_mode) == ((1000, 1000), 0o600, 0o700)
-    assert str(superuser.path) == "/root/.ssh/authorized_keys" and superuser.owner == (0, 0)
     assert plan.ssh
+    props = validate_properties({**given, "ssh_root_login": "true"})
+    plan = make_plan(props, root=root, runner=ApplianceRunner(None), now=NOW)
+    _, superuser = [c for c in plan.files if c.path.name == "authorized_keys"]
+    assert str(superuser.path) == "/root/.ssh/authorized_keys" and superuser.owner == (0, 0)
+    assert (superuser.mode, superuser.parent_mode) == (0o600, 0o700)
 
 
 def test_a_root_password_found_set_is_locked(tmp_path: Path) -> None:

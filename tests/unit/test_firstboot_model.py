@@ -76,6 +76,7 @@ def test_static_fixture_values() -> None:
         "fqdn": "arcvsa-01.example.com",
         "role": "manager",
         "ssh_authorized_key": ADMIN_KEY,
+        "ssh_root_login": False,
         "ntp_servers": "ntp1.example.com,192.0.2.123",
         "ipv4_mode": "static",
         "ipv4_address": "192.0.2.10",
@@ -171,6 +172,7 @@ def test_defaults_fill_every_absent_property() -> None:
         "fqdn": "",
         "role": "appliance",
         "ssh_authorized_key": "",
+        "ssh_root_login": False,
         "ntp_servers": "",
         "ipv4_mode": "dhcp",
         "ipv4_address": "",
@@ -297,6 +299,22 @@ def test_the_fqdn_follows_the_host_name() -> None:
     ]
 
 
+def test_root_login_needs_the_ssh_key() -> None:
+    refused = "ssh_root_login (SSH as root with the key): is on, but no SSH public key (ssh_authorized_key) is given"
+    assert _refusals(ssh_root_login="True", ssh_authorized_key=ADMIN_KEY) == []
+    assert _refusals(ssh_root_login="false") == []
+    assert _refusals(ssh_root_login="") == []  # blank: the default, off
+    assert [r[: len(refused)] for r in _refusals(ssh_root_login="True")] == [refused]
+    assert [r[: len(refused)] for r in _refusals(ssh_root_login="true", ssh_authorized_key="  ")] == [refused]
+    # a value refused on its own is not blamed twice
+    (alone,) = _refusals(ssh_root_login="maybe")
+    assert alone.startswith("ssh_root_login (SSH as root with the key): Input should be a valid boolean")
+    props = validate_properties(
+        {"admin_password": PASSWORD, "ssh_root_login": "True", "ssh_authorized_key": ADMIN_KEY}
+    )
+    assert props.flag("ssh_root_login") is True
+
+
 def test_other_refusals_do_not_hide_the_fqdns() -> None:
     mismatch = (
         "fqdn (FQDN): starts with 'other', not with the host name 'arcvsa': "
@@ -372,6 +390,9 @@ def test_typed_accessors_refuse_the_wrong_kind() -> None:
         props.secret("hostname")
     with pytest.raises(KeyError, match="'hostnme' is not a property"):
         props.text("hostnme")
+    assert props.flag("ssh_root_login") is False
+    with pytest.raises(TypeError, match="hostname is str, not a boolean"):
+        props.flag("hostname")
     assert "admin_password" not in props.public()
 
 

@@ -17,6 +17,7 @@ def test_catalogue_has_the_properties_the_issue_names() -> None:
         "role",
         "admin_password",
         "ssh_authorized_key",
+        "ssh_root_login",
         "ntp_servers",
         "ipv4_mode",
         "ipv4_address",

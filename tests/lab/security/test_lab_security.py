@@ -502,7 +502,6 @@ def test_only_needed_services_listen(guest: SshRunner, checks: Checks) -> None:
 SSHD_WANTED = {
     "passwordauthentication": "no",
     "kbdinteractiveauthentication": "no",
-    "permitrootlogin": "without-password",  # sshd -T's name for prohibit-password
     "allowtcpforwarding": "no",
     "allowstreamlocalforwarding": "no",
     "allowagentforwarding": "no",
@@ -591,6 +590,91 @@ def test_the_ssh_switch_stops_and_starts_sshd(
         + " | ".join(line for line in journal.splitlines() if "ssh.service" in line),
     )
     checks.verify("ssh_switch")
+
+
+def _ssh(appliance: ApplianceVm, user: str, *tail: str) -> list[str]:
+    return [
+        "ssh",
+        "-o", "StrictHostKeyChecking=no",
+        "-o", "UserKnownHostsFile=/dev/null",
+        "-o", "IdentitiesOnly=yes",
+        "-o", "LogLevel=ERROR",  # no known-hosts notice in the output the checks read
+        "-i", str(appliance.config.ssh_key),
+        "-p", str(appliance.config.host_ports["ssh"]),
+        *tail[:-1],
+        f"{user}@127.0.0.1",
+        tail[-1],
+    ]  # fmt: skip
+
+
+def test_root_stays_out_unless_let_in_and_the_admin_account_changes_its_password_first(
+    api: LabApi, appliance: ApplianceVm, checks: Checks
+) -> None:
+    # The lab lets root in with its key (ssh_root_login), as automation would. Turned off in Settings:
+    # root's key is refused and sshd's effective setting is no. The admin account's first key login asks
+    # for the deploy-time password and a new one (vApp settings show the first to anyone who reads them),
+    # then sudo takes the new one only. Turned on again, root's key works as before. Every login here is
+    # a connection of its own (the lab's multiplexed one would outlive the change).
+    from support.tty_session import SessionFailed, converse
+
+    def sudo(password: str, *argv: str) -> tuple[int, str]:
+        remote = "sudo -S -p '' " + " ".join(argv)
+        return host_tool(_ssh(appliance, "arcvsa", "-o", "BatchMode=yes", remote), input_text=password + "\n")
+
+    settings = api.call("GET", FIREWALL)["settings"]
+    off = api.call("PUT", FIREWALL, {**settings, "ssh_root": False})
+    code, said = host_tool(_ssh(appliance, "root", "-o", "BatchMode=yes", "true"), timeout=60)
+    root_refused = code == 255 and "Permission denied" in said
+    new_password = f"Lab-{secrets.token_urlsafe(15)}-9"
+    try:
+        first = converse(
+            _ssh(appliance, "arcvsa", "-tt", "true"),
+            [
+                (r"[Cc]urrent password: ?", api.password),
+                (r"New password: ?", new_password),
+                (r"Retype new password: ?", new_password),
+            ],
+            timeout=120,
+        )
+    except SessionFailed as exc:
+        first = str(exc)
+    changed = "password updated successfully" in first
+    code_sudo, as_root = sudo(new_password, "id", "-u")
+    _, effective = sudo(new_password, "sshd", "-T")
+    effective_off = _permit_root_login(effective)
+    code_wrong, _ = sudo(api.password, "id", "-u")  # the deploy-time password is no longer arcvsa's
+    on = api.call("PUT", FIREWALL, {**settings, "ssh_root": True})
+    deadline = time.monotonic() + 90  # the refused root login counts against 10.0.2.2 for a while
+    while (root_code := host_tool(_ssh(appliance, "root", "-o", "BatchMode=yes", "sshd -T"), timeout=60))[0]:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(3)
+    effective_on = _permit_root_login(root_code[1])
+    checks.record(
+        "root_login_switch",
+        off["settings"]["ssh_root"] is False
+        and root_refused
+        and effective_off == "no"
+        and on["settings"]["ssh_root"] is True
+        and root_code[0] == 0
+        and effective_on == "without-password",
+        f"off: root's key {'refused' if root_refused else said[-200:]}, sshd permitrootlogin {effective_off}; "
+        f"on: root's key login exit {root_code[0]}, permitrootlogin {effective_on}",
+    )
+    lines = [line.strip() for line in first.splitlines() if line.strip()]
+    checks.record(
+        "admin_first_login",
+        changed and code_sudo == 0 and as_root.strip() == "0" and code_wrong != 0,
+        f"first key login as arcvsa: {' | '.join(lines[-6:])}; then sudo with the new password: exit "
+        f"{code_sudo}, uid {as_root.strip()!r}; with the deploy-time one: exit {code_wrong}",
+    )
+    checks.verify("root_login_switch", "admin_first_login")
+
+
+def _permit_root_login(effective: str) -> str:
+    """permitrootlogin's value in ``sshd -T``'s output ('' when absent)."""
+    lines = effective.splitlines()
+    return next((line.split(" ", 1)[1].strip() for line in lines if line.startswith("permitrootlogin ")), "")
 
 
 def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner, checks: Checks) -> None:

@@ -3375,6 +3375,12 @@ export interface components {
              * @default false
              */
             ssh: boolean;
+            /**
+             * Ssh Root
+             * @description root may log in over SSH too, with the arcvsa account's keys (for automation that has no terminal), while SSH is on; administrators log in as arcvsa
+             * @default false
+             */
+            ssh_root: boolean;
         };
         /**
          * FirewallView

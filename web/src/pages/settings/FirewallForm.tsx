@@ -15,18 +15,21 @@ interface Props {
   children?: ReactNode;
 }
 
-/** The management and iSCSI networks, typed one per line, and SSH on or off. */
+/** The management and iSCSI networks, typed one per line, SSH on or off, and root's key login. */
 export function FirewallForm({ settings, busy, refusal, onSave, children }: Props) {
   const [management, setManagement] = useState(settings.management.join('\n'));
   const [iscsi, setIscsi] = useState((settings.iscsi ?? []).join('\n'));
   const [ssh, setSsh] = useState(settings.ssh);
+  const [sshRoot, setSshRoot] = useState(settings.ssh_root ?? false);
   const [errors, setErrors] = useState<FieldErrors>({});
   const sshHint = useId();
+  const rootHint = useId();
   const shown = { ...firewallFieldErrors(refusal), ...errors };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const wanted = { management: parseNetworks(management), iscsi: parseNetworks(iscsi), ssh };
+    // root's key login is kept while SSH is off, and holds again when SSH comes back on
+    const wanted = { management: parseNetworks(management), iscsi: parseNetworks(iscsi), ssh, ssh_root: sshRoot };
     const invalid = compact({ management: networksError(wanted.management, true), iscsi: networksError(wanted.iscsi, false) });
     setErrors(invalid);
     if (Object.keys(invalid).length === 0) onSave(wanted);
@@ -57,6 +60,22 @@ export function FirewallForm({ settings, busy, refusal, onSave, children }: Prop
         </label>
         <p id={sshHint} className="muted small">
           Port 22, from the management networks. Passwords are refused: log in as arcvsa with the SSH public key given when the appliance was deployed.
+        </p>
+      </div>
+      <div>
+        <label className="checkbox-line">
+          <input
+            type="checkbox"
+            name="ssh_root"
+            checked={sshRoot}
+            disabled={!ssh}
+            onChange={(e) => setSshRoot(e.target.checked)}
+            aria-describedby={rootHint}
+          />
+          <span>SSH as root with the key</span>
+        </label>
+        <p id={rootHint} className="muted small">
+          For automation with no terminal: root logs in with arcvsa’s SSH keys. Off, root cannot log in at all; administrators log in as arcvsa and use sudo.
         </p>
       </div>
       <div className="form-actions">
