@@ -27,11 +27,19 @@ def spec(govc: Any, under_test: OvaUnderTest) -> dict[str, Any]:
     return json.loads(govc("import.spec", "-verbose", str(under_test.ova)))
 
 
+def _shown(kind: str, default: str | None) -> str:
+    """A default as govc lists it: a boolean as vSphere spells it (True/False), whatever xs:boolean
+    spelling the descriptor has."""
+    if default is None:
+        return ""
+    return str(default.lower() in ("true", "1")) if kind == "boolean" else default
+
+
 def test_import_spec_lists_our_properties_with_their_defaults(spec: dict[str, Any]) -> None:
     catalogue = load_catalogue().properties
     listed = {p["Key"]: p["Value"] for p in spec["PropertyMapping"]}
     assert list(listed) == [p.key for p in catalogue]
-    assert listed == {p.key: "" if p.default is None else str(p.default) for p in catalogue}
+    assert listed == {p.key: _shown(p.type, p.default) for p in catalogue}
     labels = {p["Key"]: p["Spec"]["Label"] for p in spec["PropertyMapping"]}
     assert labels == {p.key: p.label for p in catalogue}
 
