@@ -30,7 +30,7 @@ $(SSLYZE): tools/sslyze/requirements.lock .venv/.synced
 
 ## security: fuzzing, authorisation, injection and secrets checks, then the booted image (TLS, NFS, CHAP)
 security: .venv/.synced $(SSLYZE) image
-	@rm -f $(SECURITY_DIR)/unit.json $(SECURITY_DIR)/lab.json $(SECURITY_DIR)/security.json
+	@rm -f $(SECURITY_DIR)/unit*.json $(SECURITY_DIR)/lab.json $(SECURITY_DIR)/security.json
 	@status=0; \
 	$(MAKE) --no-print-directory security-unit || status=1; \
 	$(MAKE) --no-print-directory security-lab || status=1; \
@@ -39,8 +39,9 @@ security: .venv/.synced $(SSLYZE) image
 
 ## security-unit: the part of make security that needs no VM, full size
 security-unit: .venv/.synced $(SSLYZE)
+	@rm -f $(SECURITY_DIR)/unit*.json
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR) ARCVSA_FUZZ_EXAMPLES=$(SECURITY_FUZZ_EXAMPLES) \
-		$(PY) -m pytest -q -p no:cacheprovider tests/security
+		$(PY) -m pytest -q -n 2 -p no:cacheprovider tests/security
 
 ## security-lab: the part of make security on the booted image
 security-lab: image $(SSLYZE)
@@ -49,9 +50,9 @@ security-lab: image $(SSLYZE)
 
 ## security-smoke: the no-VM part with fewer fuzz examples (in make test; about a minute)
 security-smoke: .venv/.synced $(SSLYZE)
-	@rm -f $(SECURITY_DIR)/smoke/unit.json $(SECURITY_DIR)/smoke/security.json
+	@rm -f $(SECURITY_DIR)/smoke/unit*.json $(SECURITY_DIR)/smoke/security.json
 	@status=0; \
 	ARCVSA_SECURITY_DIR=$(SECURITY_DIR)/smoke ARCVSA_FUZZ_EXAMPLES=$(SECURITY_SMOKE_EXAMPLES) \
-		$(PY) -m pytest -q -p no:cacheprovider tests/security || status=1; \
+		$(PY) -m pytest -q -n 2 -p no:cacheprovider tests/security || status=1; \
 	$(PY) -m security.report --dir $(SECURITY_DIR)/smoke --lab optional || status=1; \
 	exit $$status

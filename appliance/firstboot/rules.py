@@ -1,6 +1,6 @@
 """Rules between properties, which no one property's qualifiers or format can state.
 
-A rule reads the values as given (defaults for the absent ones) and checks each of its properties
+A rule reads the values as given (defaults for the absent ones: every property has a value) and checks each of its properties
 with that property's own format first: a value refused on its own is not blamed a second time, and a
 refusal elsewhere does not hide this one (an admin corrects every property in one go).
 """
@@ -21,10 +21,10 @@ def fqdn_names_the_host(values: Mapping[str, str], specs: Mapping[str, PropertyS
     if "fqdn" not in specs:  # a catalogue of tests' own
         return []
     try:
-        fqdn, hostname = formats.fqdn(values.get("fqdn", "")), formats.hostname(values.get("hostname", ""))
+        fqdn, hostname = formats.fqdn(values["fqdn"]), formats.hostname(values["hostname"])
     except ValueError:
         return []
-    first = fqdn.split(".", 1)[0]
+    first = fqdn.partition(".")[0]
     if not fqdn or not hostname or first == hostname:
         return []
     message = (
@@ -39,12 +39,10 @@ def root_login_needs_a_key(values: Mapping[str, str], specs: Mapping[str, Proper
     if "ssh_root_login" not in specs:  # a catalogue of tests' own
         return []
     try:
-        wanted = TypeAdapter(bool).validate_python(
-            values.get("ssh_root_login") or specs["ssh_root_login"].default
-        )
+        wanted = TypeAdapter(bool).validate_python(values["ssh_root_login"])
     except ValidationError:  # refused on its own already
         return []
-    if not wanted or (values.get("ssh_authorized_key") or "").strip():
+    if not wanted or values["ssh_authorized_key"].strip():
         return []
     message = "is on, but no SSH public key (ssh_authorized_key) is given for root to log in with"
     return [FieldError("ssh_root_login", specs["ssh_root_login"].label, message)]

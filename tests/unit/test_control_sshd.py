@@ -11,6 +11,7 @@ import pytest
 from appliance.control import sshd
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, Result
+from appliance.firstboot import accounts
 
 START = ("systemctl", "start", "ssh.service")
 STOP = ("systemctl", "stop", "ssh.service")
@@ -109,6 +110,17 @@ def test_roots_keys_follow_the_admin_accounts_without_a_reload(files: LocalFiles
     files.write(sshd.ADMIN_KEYS, KEYS + KEYS.replace(" admin", " other"), mode=0o600)
     assert sshd.switch_root(Gateway(reloads), files, True)
     assert files.read(sshd.ROOT_KEYS) == files.read(sshd.ADMIN_KEYS) and reloads.calls == [True]
+
+
+def test_with_no_admin_keys_root_gets_an_empty_list(files: LocalFiles) -> None:
+    assert sshd.switch_root(Gateway(Reloads(files)), files, True)
+    assert files.read(sshd.ROOT_KEYS) == ""
+
+
+def test_the_key_files_are_those_first_boot_writes_for_the_image_accounts() -> None:
+    passwd = (Path(__file__).resolve().parents[1] / "fixtures/ovf/firstboot/passwd").read_text()
+    assert str(accounts.passwd_account(passwd, accounts.ADMIN_ACCOUNT).authorized_keys) == sshd.ADMIN_KEYS
+    assert str(accounts.passwd_account(passwd, "root").authorized_keys) == sshd.ROOT_KEYS
 
 
 def test_roots_login_off_removes_both_then_reloads(files: LocalFiles) -> None:

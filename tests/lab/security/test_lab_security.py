@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -422,6 +423,38 @@ def test_firewall_after_an_export_and_a_target(
 
 
 HARDENING = REPO / "appliance/image/overlay/etc/sysctl.d/60-arcvsa-hardening.conf"
+
+
+# systemd-analyze security's exposure (0 safest, 10 none) each arcvsa unit may have at most: the units'
+# sandboxing as it stands, so that dropping a setting fails here.
+EXPOSURE_AT_MOST = {
+    "arcvsa-api.service": 7.8,
+    "arcvsa-metrics.service": 7.8,
+    "arcvsa-firstboot.service": 8.1,
+    "arcvsa-console.service": 0.9,
+}
+
+
+def test_arcvsa_units_are_sandboxed_as_far_as_their_work_allows(guest: SshRunner, checks: Checks) -> None:
+    others = ("ssh.service", "nfs-ganesha.service", "chrony.service")
+    argv = ["systemd-analyze", "security", "--no-pager", *EXPOSURE_AT_MOST, *others]
+    said = guest.execute(argv, timeout=300).stdout  # exits non-zero when a unit is above its threshold
+    exposure = {
+        found["unit"]: float(found["score"])
+        for found in re.finditer(r"Overall exposure level for (?P<unit>\S+): (?P<score>[0-9.]+)", said)
+    }
+    ours = {unit: exposure.get(unit) for unit in EXPOSURE_AT_MOST}
+    theirs = {unit: exposure.get(unit) for unit in others}
+    # and each did its work in its sandbox this boot (the oneshots stay active once done)
+    states = guest.execute(["systemctl", "is-active", *EXPOSURE_AT_MOST], timeout=60).stdout.split()
+    print(f"\nsystemd-analyze security: {ours}; others: {theirs}; states: {states}")
+    checks.record(
+        "unit_exposure",
+        all(v is not None and v <= EXPOSURE_AT_MOST[u] for u, v in ours.items())
+        and states == ["active"] * len(EXPOSURE_AT_MOST),
+        f"arcvsa units: {ours} (at most {EXPOSURE_AT_MOST}), {states}; others: {theirs}",
+    )
+    checks.verify("unit_exposure")
 
 
 def test_kernel_settings_and_timers_are_hardened(guest: SshRunner, checks: Checks) -> None:
