@@ -122,21 +122,27 @@ test: setup
 	$(MAKE) --no-print-directory openapi-check
 	$(MAKE) --no-print-directory web
 	$(call stamp,pytest)
-	$(PY) -m pytest -n 2 tests/unit tests/integration
+	$(PY) -m pytest -n 4 --dist worksteal tests/unit tests/integration
 	$(PY) -m pytest tests/e2e
 	$(call stamp,mutation-validators)
 	$(MAKE) --no-print-directory mutation-validators
 	$(call stamp,security-smoke)
 	$(MAKE) --no-print-directory security-smoke
-	$(call stamp,lab-smoke (image build first))
-	$(MAKE) --no-print-directory lab-smoke
-	$(call stamp,reliability-smoke)
-	$(MAKE) --no-print-directory reliability-smoke
+	$(call stamp,image)
+	$(MAKE) --no-print-directory image
+# Two lanes side by side, each target's output printed whole when it ends: the appliances boot one
+# at a time (lab/boot_slot.py), and one lane's tests run while the other's machine boots; the OVA's
+# test (no VM) follows the shorter lane.
+	$(call stamp,lab-smoke beside reliability-smoke then ova-test)
+	$(MAKE) --no-print-directory -j2 --output-sync=target lab-smoke test-lane-reliability-ova
 	$(call stamp,bench-smoke)
 	$(MAKE) --no-print-directory bench-smoke
-	$(call stamp,ova-test)
-	$(MAKE) --no-print-directory ova-test
 	$(call stamp,done)
+
+.PHONY: test-lane-reliability-ova
+test-lane-reliability-ova: image $(NFSWRITER) $(GOVC) $(VCSIM)
+	$(MAKE) --no-print-directory reliability-smoke
+	$(MAKE) --no-print-directory ova-test
 
 # For contributors before a commit: what `make test` runs first, without the VM tiers (a few minutes).
 ## check: lint, type checks, the OpenAPI drift check and the unit tests (minutes; before every commit)

@@ -39,4 +39,4 @@ LAB_SMOKE_TESTS := tests/lab/test_smoke.py tests/lab/test_firstboot_refused.py
 
 ## lab-smoke: the booted image's smoke tests (under UEFI and BIOS): first boot applied and refused, api, pool, NFS
 lab-smoke: image
-	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -m lab -s $(LAB_SMOKE_TESTS)
+	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -m lab -n 2 --dist loadfile -rP $(LAB_SMOKE_TESTS)

@@ -36,6 +36,7 @@ from lab import appliance_env
 from lab import console as vmconsole
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
+from lab.boot_slot import boot_slot
 from lab.san import San, make_luns
 from lab.tap import TapLink
 from process import ProcessError, run
@@ -197,11 +198,12 @@ class Lab:
         and started again, at most twice, and the panic is recorded. A panic after ZFS loaded fails.
         """
         for _ in range(3):
-            self.vm.start()
             try:
-                seconds, _ = self.api.client.wait_health(
-                    self.vm.started_at, timeout, self.vm.check, self.vm.console
-                )
+                with boot_slot():
+                    self.vm.start()
+                    seconds, _ = self.api.client.wait_health(
+                        self.vm.started_at, timeout, self.vm.check, self.vm.console
+                    )
                 self.api.login()
                 self.wait_ssh()
                 if self.tap is not None:  # its address is runtime-only: given again after every boot

@@ -1,12 +1,19 @@
 """Password hashing (argon2id)."""
 
+from functools import cache
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 _hasher = PasswordHasher()
 
-# Verified against when the user does not exist, so a wrong name costs as long as a wrong password.
-_DUMMY_HASH = _hasher.hash("arcvsa-timing-equaliser")
+
+@cache
+def _dummy_hash() -> str:
+    """Verified against when the user does not exist, so a wrong name costs as long as a wrong password.
+    Made at the first login rather than at import: a hash costs seconds on a slow CPU, and every process
+    that imports the api (the metrics service, the CLI) would pay it at start for nothing."""
+    return _hasher.hash("arcvsa-timing-equaliser")
 
 
 def hash_password(password: str) -> str:
@@ -15,6 +22,6 @@ def hash_password(password: str) -> str:
 
 def verify_password(password_hash: str | None, password: str) -> bool:
     try:
-        return _hasher.verify(password_hash or _DUMMY_HASH, password) and password_hash is not None
+        return _hasher.verify(password_hash or _dummy_hash(), password) and password_hash is not None
     except (VerificationError, InvalidHashError):
         return False

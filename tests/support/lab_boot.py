@@ -10,6 +10,7 @@ from pathlib import Path
 from lab import appliance_env, console
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, Firmware, VmConfig
+from lab.boot_slot import boot_slot
 from lab.san import San, make_luns
 
 # What the guest kernel prints on the console when UEFI firmware started it ("efi: EFI v2.7 by EDK II").
@@ -64,7 +65,8 @@ def boot(
     while True:
         failed = config.directory / f"console-failed-{retried + early_panics + 1}.log"
         try:
-            return _boot_once(config, properties, failed.name)
+            with boot_slot():
+                return _boot_once(config, properties, failed.name)
         except (console.BootStalled, console.GuestPanicked) as err:
             if early_panics < EARLY_PANIC_RETRIES and failed.is_file() and console.panicked_early(failed):
                 early_panics += 1
