@@ -140,6 +140,7 @@ test: setup
 	$(call stamp,done)
 
 .PHONY: test-lane-reliability-ova
+## test-lane-reliability-ova: make test's second lab lane: the reliability smoke, then the OVA test
 test-lane-reliability-ova: image $(NFSWRITER) $(GOVC) $(VCSIM)
 	$(MAKE) --no-print-directory reliability-smoke
 	$(MAKE) --no-print-directory ova-test

@@ -34,20 +34,21 @@ def _taken(path: Path) -> bool:
         return False
 
 
+def _holder(path: Path) -> subprocess.Popen[str]:
+    """A process in the slot's block until its stdin closes (or it is killed)."""
+    root = Path(__file__).resolve().parents[2]
+    argv = [sys.executable, "-c", HOLDER, str(path)]
+    holder = subprocess.Popen(argv, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    return holder
+
+
 def test_another_process_waits_while_the_slot_is_held_and_gets_it_when_the_holder_ends(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "boot.lock"
-    root = Path(__file__).resolve().parents[2]
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
-        cwd=root,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = _holder(path)
     try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         assert _taken(path)
     finally:
         assert holder.stdin is not None
@@ -68,15 +69,7 @@ def test_the_slot_is_released_when_the_block_raises(tmp_path: Path) -> None:
 
 def test_a_killed_holder_leaves_the_slot_free(tmp_path: Path) -> None:
     path = tmp_path / "boot.lock"
-    root = Path(__file__).resolve().parents[2]
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(path)],
-        cwd=root,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    holder = _holder(path)
     holder.kill()
     holder.wait(timeout=30)
     assert not _taken(path)
