@@ -132,7 +132,7 @@ test: setup
 	$(MAKE) --no-print-directory image
 # Two lanes side by side, each target's output printed whole when it ends: the appliances boot one
 # at a time (lab/boot_slot.py), and one lane's tests run while the other's machine boots; the OVA's
-# test (no VM) follows the shorter lane.
+# test (no VM) follows the reliability smoke in the second lane.
 	$(call stamp,lab-smoke beside reliability-smoke then ova-test)
 	$(MAKE) --no-print-directory -j2 --output-sync=target lab-smoke test-lane-reliability-ova
 	$(call stamp,bench-smoke)
