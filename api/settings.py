@@ -54,6 +54,11 @@ class Settings(BaseSettings):
         default=None,
         description="Folder of arcvsa OVAs the deployment wizard offers (none: the admin types a path)",
     )
+    control_socket: Path | None = Field(
+        default=None,
+        description="The control service's socket: changes that run the storage tools are asked of it "
+        "(an appliance's units name it); none runs them in the api's own process",
+    )
     stand_in_file: Path | None = Field(
         default=None,
         description="JSON file naming lab appliances that play the appliance VMs a simulated vCenter cannot "

@@ -5,13 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Response, status
 
 from api.deps import AppSettings, Db
-from api.exports import service
+from api.exports import changes, service
 from api.exports.schemas import BackendChoice, ExportCreate, ExportIOView, ExportUpdate, ExportView, NfsState
-from api.firewall import service as firewall
-from api.state.deps import MaybeSnapshot, Refreshed, Snapshot
-from api.storage.deps import Fs, Gw
+from api.privileged.deps import Controlled
+from api.state.deps import MaybeSnapshot, Snapshot
+from api.storage.deps import Fs
 from api.storage.routes import REFUSED
-from appliance.control.observed import Part
 
 router = APIRouter(prefix="/api/storage", tags=["exports"])
 
@@ -23,13 +22,9 @@ def nfs_state(state: MaybeSnapshot, fs: Fs, db: Db, settings: AppSettings) -> Nf
 
 
 @router.put("/nfs/backend", responses=REFUSED)
-def set_backend(
-    body: BackendChoice, gw: Gw, fs: Fs, db: Db, settings: AppSettings, refresh: Refreshed
-) -> NfsState:
+def set_backend(body: BackendChoice, control: Controlled) -> NfsState:
     """Switch the NFS server: the other one emptied and stopped, every export applied to this one."""
-    changed = service.set_backend(gw, fs, db, settings, body.backend)
-    refresh(Part.nfs)
-    return changed
+    return control(changes.set_backend, body.backend)
 
 
 @router.get("/exports", responses=REFUSED)
@@ -39,35 +34,21 @@ def list_exports(state: MaybeSnapshot, fs: Fs, db: Db, settings: AppSettings) ->
 
 
 @router.post("/exports", status_code=status.HTTP_201_CREATED, responses=REFUSED)
-def create_export(
-    body: ExportCreate, gw: Gw, fs: Fs, db: Db, settings: AppSettings, refresh: Refreshed
-) -> ExportView:
+def create_export(body: ExportCreate, control: Controlled) -> ExportView:
     """Export a dataset's mount point to ESXi hosts over NFS 3 or 4.1 (read-write, no root squash)."""
-    made = service.create(gw, fs, db, settings, body)
-    firewall.follow(gw, fs, db, settings)
-    refresh(Part.nfs)
-    return made
+    return control(changes.create_export, body)
 
 
 @router.put("/exports/{export_id}", responses=REFUSED)
-def update_export(
-    export_id: int, body: ExportUpdate, gw: Gw, fs: Fs, db: Db, settings: AppSettings, refresh: Refreshed
-) -> ExportView:
+def update_export(export_id: int, body: ExportUpdate, control: Controlled) -> ExportView:
     """Change an export's hosts, protocol or port rule."""
-    changed = service.update(gw, fs, db, settings, export_id, body)
-    firewall.follow(gw, fs, db, settings)
-    refresh(Part.nfs)
-    return changed
+    return control(changes.update_export, export_id, body)
 
 
 @router.delete("/exports/{export_id}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)
-def delete_export(
-    export_id: int, gw: Gw, fs: Fs, db: Db, settings: AppSettings, refresh: Refreshed
-) -> Response:
+def delete_export(export_id: int, control: Controlled) -> Response:
     """Stop exporting a dataset (its data stays)."""
-    service.delete(gw, fs, db, settings, export_id)
-    firewall.follow(gw, fs, db, settings)
-    refresh(Part.nfs)
+    control(changes.delete_export, export_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 

@@ -10,9 +10,9 @@ from fastapi import APIRouter, Request
 
 from api.deps import AppSettings, Db
 from api.errors import ErrorBody
-from api.firewall import service
+from api.firewall import changes, service
 from api.firewall.schemas import FirewallSettings, FirewallView
-from api.storage.deps import Fs, Gw
+from api.privileged.deps import Controlled
 
 router = APIRouter(prefix="/api/settings/firewall", tags=["settings"])
 
@@ -36,23 +36,21 @@ def get_firewall(request: Request, db: Db, settings: AppSettings) -> FirewallVie
 
 
 @router.put("", responses=APPLIED)
-def put_firewall(
-    body: FirewallSettings, request: Request, db: Db, gw: Gw, fs: Fs, settings: AppSettings
-) -> FirewallView:
+def put_firewall(body: FirewallSettings, request: Request, control: Controlled) -> FirewallView:
     """Replace the settings. Refused when the caller's own address would be left out of the management
     networks. A change of those goes on trial (see ``trial.until``) and must be confirmed; the rest is
     applied and stored at once."""
-    return service.save(gw, fs, db, settings, body, _client(request))
+    return control(changes.save, body, _client(request))
 
 
 @router.post("/confirm", responses=APPLIED)
-def confirm_firewall(request: Request, db: Db, gw: Gw, fs: Fs, settings: AppSettings) -> FirewallView:
+def confirm_firewall(request: Request, control: Controlled) -> FirewallView:
     """Keep the change on trial (this request came through its rules); 409 when none waits or its time
     is up."""
-    return service.confirm(gw, fs, db, settings, _client(request))
+    return control(changes.confirm, _client(request))
 
 
 @router.delete("/trial", responses=APPLIED)
-def cancel_firewall_trial(request: Request, db: Db, gw: Gw, fs: Fs, settings: AppSettings) -> FirewallView:
+def cancel_firewall_trial(request: Request, control: Controlled) -> FirewallView:
     """Drop the change on trial now: the stored rules come back at once."""
-    return service.cancel(gw, fs, db, settings, _client(request))
+    return control(changes.cancel, _client(request))

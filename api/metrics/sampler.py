@@ -18,6 +18,7 @@ api's CPU that would stall every request in flight for as long as the pass.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -31,6 +32,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from api import db
 from api.metrics import store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
+from api.privileged.host import Host
+from api.privileged.service import Server
 from api.settings import Settings
 from api.state import poll, reconcile
 from api.state.deps import POOL_PARTS
@@ -285,6 +288,7 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
         while not db.at_head(engine):
             if stop.wait(1.0):
                 return 0
+    server = _answer_the_api(settings, sampler)
     try:
         zed.hold_zedlet(gw, files)
     except ControlError as err:  # the timer's passes still publish every interval
@@ -293,7 +297,18 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
     sampler.start()
     stop.wait()
     sampler.stop()
+    if server is not None:
+        server.close()
     return 0
+
+
+def _answer_the_api(settings: Settings, sampler: Sampler) -> Server | None:
+    """The api's changes to the storage run here (api.privileged), beside the reconcilers and the poller
+    that run the same tools; the api runs as this service's user until it has one of its own."""
+    if settings.control_socket is None:
+        return None
+    host = Host(settings, sampler.factory, sampler.gw, sampler.files, sampler.snapshot)
+    return Server(settings.control_socket, host, frozenset({os.geteuid()})).start()
 
 
 def main() -> None:

@@ -6,9 +6,9 @@ from fastapi import APIRouter
 
 from api.deps import Box, Db
 from api.errors import ErrorBody
-from api.notify import service
+from api.notify import changes, service
 from api.notify.schemas import NotifySettings, NotifySettingsIn, SendResult
-from api.storage.deps import Fs, Gw
+from api.privileged.deps import Controlled
 
 router = APIRouter(prefix="/api/settings/notifications", tags=["settings"])
 
@@ -28,13 +28,13 @@ def get_notifications(db: Db) -> NotifySettings:
 
 
 @router.put("", responses=APPLIED)
-def put_notifications(body: NotifySettingsIn, db: Db, box: Box, gw: Gw, fs: Fs) -> NotifySettings:
+def put_notifications(body: NotifySettingsIn, control: Controlled) -> NotifySettings:
     """Replace the settings; alerts already raised are sent to a newly enabled channel on the next check.
 
     Log forwarding (syslog.forward_logs) is applied to the appliance's rsyslog before the settings are
     stored: when rsyslog refuses it, nothing changes.
     """
-    return service.save(db, box, body, gw, fs)
+    return control(changes.save, body)
 
 
 @router.post("/test")

@@ -10,6 +10,8 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from api.errors import NoLocalStorage
+from api.privileged.client import Control
+from api.privileged.deps import control
 from api.state.deps import published
 from api.state.snapshot import Published
 from api.storage import presence
@@ -35,11 +37,10 @@ def _refuse_without_storage(request: Request) -> None:
         raise NoLocalStorage(found.reason or presence.NOT_AN_APPLIANCE, role=found.role)
 
 
-async def _local_gateway(request: Request) -> Gateway:
-    """The gateway of a machine with storage of its own; elsewhere the explained refusal."""
+async def _local_control(request: Request) -> Control:
+    """The control service of a machine with storage of its own; elsewhere the explained refusal."""
     _refuse_without_storage(request)
-    gateway: Gateway = request.app.state.storage_gateway
-    return gateway
+    return await control(request)
 
 
 async def _local_snapshot(request: Request) -> Published:
@@ -55,7 +56,7 @@ async def _presence(request: Request) -> presence.StoragePresence:
 Gw = Annotated[Gateway, Depends(_gateway)]
 Fs = Annotated[Files, Depends(_files)]
 # The disks, pools and datasets routes: this machine's own storage, refused where there is none.
-LocalGw = Annotated[Gateway, Depends(_local_gateway)]
+LocalControl = Annotated[Control, Depends(_local_control)]
 # The read routes of this machine's storage: its published state (api.state), never a tool.
 LocalSnapshot = Annotated[Published, Depends(_local_snapshot)]
 Presence = Annotated[presence.StoragePresence, Depends(_presence)]

@@ -6,10 +6,11 @@ from fastapi import APIRouter
 from zfs_tuning import calculator, profiles
 from zfs_tuning.schema import Profile
 
-from api.deps import AppSettings, Db
+from api.deps import Db
+from api.privileged.deps import Controlled
 from api.storage.deps import Fs
 from api.storage.routes import REFUSED
-from api.tuning import service
+from api.tuning import changes, service
 from api.tuning.schemas import Applied, Parameter, ParametersUpdate
 
 router = APIRouter(prefix="/api/tuning", tags=["tuning"])
@@ -34,6 +35,6 @@ def get_parameters(fs: Fs, db: Db) -> list[Parameter]:
 
 
 @router.put("/parameters", responses=REFUSED)
-def put_parameters(body: ParametersUpdate, fs: Fs, settings: AppSettings, db: Db) -> Applied:
+def put_parameters(body: ParametersUpdate, control: Controlled) -> Applied:
     """A new tuning plan: applied live where it differs, stored, and persisted whole in modprobe.d."""
-    return service.apply(fs, settings, db, body.params)
+    return control(changes.apply, body.params)

@@ -6,8 +6,8 @@ from fastapi import APIRouter, Request, status
 
 from api.deps import AppSettings, CurrentUser
 from api.errors import ErrorBody
-from api.storage.deps import Gw
-from api.upgrades import service
+from api.privileged.deps import Controlled
+from api.upgrades import changes, service
 from api.upgrades.schemas import Release, Run, UpgradeStatus
 
 router = APIRouter(prefix="/api/upgrades", tags=["upgrades"])
@@ -57,8 +57,8 @@ def discard_bundle(settings: AppSettings, me: CurrentUser) -> None:
 
 
 @router.post("/apply", status_code=status.HTTP_202_ACCEPTED, responses=REFUSED)
-def apply_upgrade(gw: Gw, settings: AppSettings, me: CurrentUser) -> Run:
+def apply_upgrade(control: Controlled, me: CurrentUser) -> Run:
     """Start the upgrade to the staged bundle. The api restarts as the new release; if that release
     does not come up, the previous one is restored (database included) and serves again. Follow it with
     GET /api/upgrades."""
-    return service.apply(gw, settings, me.username)
+    return control(changes.apply, me.username)
