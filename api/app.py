@@ -20,57 +20,35 @@ from api.auth.throttle import LoginThrottle
 from api.backup import routes as backup_routes
 from api.calibration import routes as calibration_routes
 from api.calibration import service as calibration_service
-from api.certificate import backup as certificate_backup
 from api.certificate import routes as certificate_routes
 from api.deployments import routes as deployment_routes
 from api.deployments import service as deployment_service
 from api.deps import integers_in_range, require_principal
-from api.exports import backup as exports_backup
 from api.exports import routes as export_routes
 from api.exports import service as export_service
-from api.firewall import backup as firewall_backup
 from api.firewall import routes as firewall_routes
 from api.fleet import routes as fleet_routes
-from api.iscsi import backup as iscsi_backup
 from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
 from api.metrics import routes as metric_routes
-from api.notify import backup as notify_backup
 from api.notify import checker as notify_checker
 from api.notify import routes as notify_routes
-from api.prometheus import backup as scrape_tokens_backup
 from api.prometheus import routes as prometheus_routes
 from api.prometheus.auth import require_scraper
 from api.secretbox import SecretBox
+from api.sections import BACKUP_SECTIONS
 from api.settings import Settings
 from api.state import poll as state_poll
 from api.state.snapshot import Store
 from api.storage import routes as storage_routes
 from api.support import routes as support_routes
-from api.tuning import backup as tuning_backup
 from api.tuning import routes as tuning_routes
 from api.upgrades import routes as upgrade_routes
-from api.users import backup as users_backup
 from api.users import routes as user_routes
-from api.vcenters import backup as vcenters_backup
 from api.vcenters import routes as vcenter_routes
 from api.wizard import routes as wizard_routes
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, SubprocessRunner
-
-# What a configuration backup holds, in the order a restore stores and converges it: the exports are
-# served before the iSCSI targets are made, and the certificate goes last (served after a restart).
-BACKUP_SECTIONS = (
-    users_backup.SECTION,
-    vcenters_backup.SECTION,
-    scrape_tokens_backup.SECTION,
-    exports_backup.SECTION,
-    iscsi_backup.SECTION,
-    tuning_backup.SECTION,
-    firewall_backup.SECTION,
-    notify_backup.SECTION,
-    certificate_backup.SECTION,
-)
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -185,9 +163,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.web_dist:
         _serve_web(app, settings.web_dist)
     app.state.jobs.resume_interrupted()  # jobs a stopped api left running go on
-    calibration_service.mark_interrupted(factory)  # a cut load is never rerun on its own
-    app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
-    app.state.state_start = state_poll.start(app.state)  # on an appliance: this boot's first snapshot
+    # With a control service, it does these three as it starts (api.metrics.sampler): the calibrations
+    # are its runs, the NFS server and the published state its tools'.
+    if settings.control_socket is None:
+        calibration_service.mark_interrupted(factory)  # a cut load is never rerun on its own
+        app.state.nfs_start = export_service.start(app.state)  # on an appliance: serve the stored exports
+        app.state.state_start = state_poll.start(app.state)  # on an appliance: this boot's first snapshot
     return app
 
 

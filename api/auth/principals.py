@@ -3,9 +3,10 @@
 Every route but health resolves its caller. Under a dashboard's polling load that query (SQLAlchemy's
 statement path and SQLite) is a large share of the api's CPU per request, which every request queued
 behind the ones before it pays again. The cache is exact, not a time-to-live: any write to the users or
-login_sessions tables, through any Session of this process (the api is the database's only writer),
-moves a generation when it runs and again when it commits, and a row read under an older generation
-is not used. A logout, a password change, a deleted user or a restored backup end sessions at once, as
+login_sessions tables, through any Session of this process, moves a generation when it runs and again
+when it commits, and a row read under an older generation is not used. The api is those tables' only
+writer but for a restore, which the control service runs (api.privileged): every answer of that
+service moves the generation too. A logout, a password change, a deleted user or a restored backup end sessions at once, as
 they did without the cache. Rows are cached per engine (the tests run several databases in one process).
 """
 

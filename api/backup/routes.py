@@ -6,12 +6,13 @@ from collections.abc import Sequence
 
 from fastapi import APIRouter, Request, Response
 
-from api.backup import service
+from api.backup import changes, service
 from api.backup.schemas import BackupFile, BackupRequest, RestoreReport, RestoreRequest
 from api.backup.section import Context, Section
 from api.deps import AppSettings, Box, CurrentUser, Db
 from api.errors import ErrorBody
-from api.state.deps import MaybeSnapshot, Refreshed
+from api.privileged.deps import Controlled
+from api.state.deps import MaybeSnapshot
 from api.storage.deps import Fs, Gw
 from api.storage.routes import REFUSED
 
@@ -55,24 +56,13 @@ def make_backup(
 
 @router.post("/restore", responses=CONFLICT)
 def restore_backup(
-    body: RestoreRequest,
-    request: Request,
-    box: Box,
-    gw: Gw,
-    fs: Fs,
-    db: Db,
-    settings: AppSettings,
-    me: CurrentUser,
-    refresh: Refreshed,
+    body: RestoreRequest, request: Request, me: CurrentUser, control: Controlled
 ) -> RestoreReport:
     """Import the backup's pools (by GUID), store its configuration as this appliance's desired state and
     converge each part of it; every login ends (the backup's users replace this appliance's). What could
     not be restored is listed, with why."""
-    sections = _sections(request)
     address = request.client.host if request.client is not None else ""
-    ctx = Context(db=db, box=box, files=fs, settings=settings, gw=gw, by=me.username, address=address)
-    report = service.restore(ctx, sections, body)
-    refresh(*service.touched(sections, report))
-    if service.restart_needed(sections, report):
+    restored = control(changes.restore, body, me.username, address)
+    if restored.restart_needed:
         request.app.state.tls_restart_needed = True
-    return report
+    return restored.report

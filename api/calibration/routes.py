@@ -3,13 +3,13 @@ appliance.control.calibration do the work; the target is checked before anything
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, Response, status
 
-from api.calibration import service
+from api.calibration import changes, service
 from api.calibration.schemas import CalibrationCreate, CalibrationOut
 from api.deps import Db
-from api.errors import Conflict, ErrorBody
-from api.storage.deps import Gw
+from api.errors import ErrorBody
+from api.privileged.deps import Controlled
 
 router = APIRouter(prefix="/api/calibrations", tags=["calibration"])
 REFUSED: dict[int | str, dict[str, object]] = {
@@ -21,23 +21,14 @@ REFUSED: dict[int | str, dict[str, object]] = {
 }
 
 
-def _runner(request: Request) -> service.Runner:
-    runner: service.Runner = request.app.state.calibrations
-    return runner
-
-
 @router.post("", status_code=status.HTTP_202_ACCEPTED, responses=REFUSED)
-def start_calibration(body: CalibrationCreate, request: Request, gw: Gw, db: Db) -> CalibrationOut:
+def start_calibration(body: CalibrationCreate, control: Controlled) -> CalibrationOut:
     """Start a ramp or a SAN check in the background; follow it with GET /api/calibrations/{id}.
 
     422 for bad input or a LUN without confirm_overwrite, 404 for an unknown LUN or dataset, 409 for a
     LUN in use (a pool's, a file system's) or while another calibration runs.
     """
-    service.refuse_if_busy(db)  # before any tool runs
-    prepared = service.check(gw, body)
-    row = service.create(db, body, prepared)
-    _runner(request).submit(row.id, gw, body, prepared)
-    return service.out(row)
+    return control(changes.start, body)
 
 
 @router.get("", responses=REFUSED)
@@ -53,13 +44,9 @@ def get_calibration(calibration_id: int, db: Db) -> CalibrationOut:
 
 
 @router.post("/{calibration_id}/cancel", status_code=status.HTTP_202_ACCEPTED, responses=REFUSED)
-def cancel_calibration(calibration_id: int, request: Request, db: Db) -> CalibrationOut:
+def cancel_calibration(calibration_id: int, control: Controlled) -> CalibrationOut:
     """Stop a running ramp after its current step (the steps done are kept)."""
-    row = service.get(db, calibration_id)
-    if row.state not in service.ACTIVE:
-        raise Conflict(f"calibration {calibration_id} is {row.state} already")
-    _runner(request).cancel(calibration_id)
-    return service.out(row)
+    return control(changes.cancel, calibration_id)
 
 
 @router.delete("/{calibration_id}", status_code=status.HTTP_204_NO_CONTENT, responses=REFUSED)

@@ -2,8 +2,9 @@
 
 One at a time: two loads on the same SAN would spoil both figures, so a second request waits its turn
 with a 409. The target is checked in the request (422/404/409 before anything is stored or run); the
-thread only runs fio. A run the api left behind when it stopped is marked interrupted at the next start,
-never run again on its own: its load was cut mid-step and a LUN ramp writes to the device.
+thread only runs fio. The threads are the control service's (api.calibration.changes; the api's own
+where there is none). A run that process left behind when it stopped is marked interrupted at its next
+start, never run again on its own: its load was cut mid-step and a LUN ramp writes to the device.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def delete(db: Session, calibration_id: int) -> None:
 
 
 def mark_interrupted(factory: sessionmaker[Session]) -> list[int]:
-    """Runs a stopped api left queued or running: interrupted, kept with the steps they finished."""
+    """Runs a stopped process left queued or running: interrupted, kept with the steps they finished."""
     with factory() as db:
         rows = list(db.scalars(select(Calibration).where(Calibration.state.in_(ACTIVE))))
         for row in rows:

@@ -30,10 +30,13 @@ from pathlib import Path
 from sqlalchemy.orm import Session, sessionmaker
 
 from api import db
+from api.calibration import service as calibration
+from api.exports import service as exports
 from api.metrics import store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.privileged.host import Host
 from api.privileged.service import Server
+from api.sections import BACKUP_SECTIONS
 from api.settings import Settings
 from api.state import poll, reconcile
 from api.state.deps import POOL_PARTS
@@ -307,8 +310,12 @@ def _answer_the_api(settings: Settings, sampler: Sampler) -> Server | None:
     that run the same tools; the api runs as this service's user until it has one of its own."""
     if settings.control_socket is None:
         return None
-    host = Host(settings, sampler.factory, sampler.gw, sampler.files, sampler.snapshot)
-    return Server(settings.control_socket, host, frozenset({os.geteuid()})).start()
+    runs = calibration.Runner(sampler.factory)
+    calibration.mark_interrupted(sampler.factory)  # the runs this service left, when it stopped
+    host = Host(settings, sampler.factory, sampler.gw, sampler.files, sampler.snapshot, BACKUP_SECTIONS, runs)
+    server = Server(settings.control_socket, host, frozenset({os.geteuid()})).start()
+    exports.start(host)  # the chosen NFS server serves the stored exports, as the api's start did
+    return server
 
 
 def main() -> None:

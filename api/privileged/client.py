@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
+from api.auth import principals
 from api.privileged import verbs, wire
 from api.privileged.host import Machine
 from appliance.control.errors import ServiceDown, SystemFault
@@ -20,7 +21,9 @@ from appliance.control.errors import ServiceDown, SystemFault
 P = ParamSpec("P")
 R = TypeVar("R")
 
-CONNECT_WITHIN = 10.0  # the service restarting (an upgrade, a crash) is back within this
+# The service restarting (with the api, after an upgrade or a crash) takes its Python imports' time and,
+# under emulation, tens of seconds: a change asked meanwhile waits for it rather than failing.
+CONNECT_WITHIN = 60.0
 # A verb's tools each have their own timeout; this only bounds a service that stopped answering.
 ANSWER_WITHIN = 3600.0
 SERVICE = "arcvsa-metrics.service"
@@ -53,7 +56,14 @@ class OverSocket:
         self.connect_within, self.answer_within = connect_within, answer_within
 
     def __call__(self, verb: Callable[Concatenate[Machine, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-        line = wire.call(verb, args, kwargs)
+        try:
+            return self._call(verb, wire.call(verb, args, kwargs))
+        finally:
+            # The service may have written the users or their sessions (a restore does), through a process
+            # whose writes this one's cache of resolved sessions cannot see: it forgets them.
+            principals.cache.moved()
+
+    def _call(self, verb: Callable[..., R], line: bytes) -> R:
         with self._connect() as conn:
             conn.settimeout(self.answer_within)
             try:

@@ -6,11 +6,14 @@ service builds a :class:`Host` of its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from api.backup.section import Section
+from api.calibration.service import Runner
 from api.settings import Settings
 from api.state.snapshot import Store
 from appliance.control.files import Files
@@ -23,6 +26,8 @@ class Machine(Protocol):
     storage_gateway: Gateway
     storage_files: Files
     snapshot: Store
+    backup_sections: Sequence[Section]
+    calibrations: Runner
 
 
 @dataclass
@@ -34,3 +39,5 @@ class Host:
     storage_gateway: Gateway
     storage_files: Files
     snapshot: Store
+    backup_sections: Sequence[Section]
+    calibrations: Runner

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from api.backup import changes as backup
+from api.calibration import changes as calibration
 from api.exports import changes as exports
 from api.firewall import changes as firewall
 from api.iscsi import changes as iscsi
@@ -13,11 +15,12 @@ from api.notify import changes as notify
 from api.privileged import wire
 from api.privileged.host import Machine
 from api.storage import changes as storage
+from api.support import changes as support
 from api.tuning import changes as tuning
 from api.upgrades import changes as upgrades
 from appliance.control.errors import Refused
 
-DOMAINS = (storage, exports, iscsi, firewall, tuning, notify, upgrades)
+DOMAINS = (storage, exports, iscsi, firewall, tuning, notify, upgrades, backup, calibration, support)
 VERBS: dict[str, Callable[..., Any]] = {
     wire.name_of(verb): verb for domain in DOMAINS for verb in domain.VERBS
 }

@@ -17,12 +17,11 @@ from functools import cache
 from typing import Any, get_type_hints
 
 from pydantic import SecretBytes, SecretStr, TypeAdapter, ValidationError
-from pydantic_core import to_jsonable_python
 
 from api.errors import ERROR_TABLE, ApiError
 from appliance.control.errors import ControlError, InvalidRequest, SystemFault
 
-MAX_LINE = 4 * 1024 * 1024  # a call or an answer: a dataset list or a pool's status, never a file
+MAX_LINE = 16 << 20  # a call or an answer; the largest is a restore's backup file (8 MiB, in base64)
 
 
 class Broken(SystemFault):
@@ -154,17 +153,20 @@ def _with_subclasses(cls: type[Exception]) -> Iterator[type[Exception]]:
 def _json(adapter: TypeAdapter[Any], value: object) -> Any:
     """``value`` as JSON by its type, a secret's value included: pydantic's JSON masks secrets, and a
     CHAP secret or a password must reach the verb that applies it (the line goes nowhere else)."""
-    return to_jsonable_python(_revealed(adapter.dump_python(value, mode="python")))
+    return _revealed(adapter.dump_python(value, mode="python"), adapter.dump_python(value, mode="json"))
 
 
-def _revealed(value: object) -> object:
-    if isinstance(value, SecretStr | SecretBytes):
-        return value.get_secret_value()
-    if isinstance(value, dict):
-        return {k: _revealed(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        return [_revealed(v) for v in value]
-    return value
+def _revealed(python: object, json_: object) -> object:
+    """``json_`` with each secret the Python form holds at the same place put back as itself."""
+    if isinstance(python, SecretStr):
+        return python.get_secret_value()
+    if isinstance(python, SecretBytes):
+        return python.get_secret_value().decode()
+    if isinstance(python, dict) and isinstance(json_, dict):
+        return {k: _revealed(python.get(k), v) for k, v in json_.items()}
+    if isinstance(python, list | tuple) and isinstance(json_, list) and len(python) == len(json_):
+        return [_revealed(p, j) for p, j in zip(python, json_, strict=True)]
+    return json_
 
 
 def _plain(value: object) -> bool:

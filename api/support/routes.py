@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from api.deps import AppSettings, Box, CurrentUser, Db
-from api.state.deps import MaybeSnapshot
-from api.storage.deps import Fs, Gw
-from api.support import service
+from api.deps import CurrentUser
+from api.privileged.deps import Controlled
+from api.support import changes
 
 router = APIRouter(prefix="/api/support", tags=["support"])
 
@@ -20,20 +19,12 @@ BUNDLE: dict[int | str, dict[str, object]] = {
 
 
 @router.post("/bundle", response_class=Response, responses=BUNDLE)
-def support_bundle(
-    gw: Gw,
-    files: Fs,
-    db: Db,
-    settings: AppSettings,
-    box: Box,
-    me: CurrentUser,
-    published: MaybeSnapshot,
-) -> Response:
+def support_bundle(me: CurrentUser, control: Controlled) -> Response:
     """Versions, logs, pool state and history, ARC statistics, NFS and iSCSI configuration, the api's
     settings and alerts, secrets redacted. A tool that fails or hangs is listed in MANIFEST.json with its
     error; the bundle is made anyway. A POST: making it runs the appliance's tools (zpool history, the
     journal), which no read of the api does."""
-    bundle = service.build(gw, files, db, box, settings, by=me.username, published=published)
+    bundle = control(changes.bundle, me.username)
     return Response(
         content=bundle.data,
         media_type="application/gzip",

@@ -4,6 +4,8 @@ not the api) on the replay of what it read in the lab VM."""
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 import threading
 import time
 from datetime import UTC, datetime, timedelta
@@ -16,9 +18,13 @@ from sqlalchemy import func, select
 from support.any_recording import AnyRecordingRunner, every_recording
 from support.api import client_for, logged_in, make_settings
 
+from api.calibration.table import Calibration
 from api.metrics import sampler, store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
+from api.privileged.client import OverSocket
 from api.state.snapshot import Store
+from api.storage import changes
+from appliance.control import errors as ctl
 from appliance.control import zed
 from appliance.control.files import Files, LocalFiles
 from appliance.control.gateway import Gateway
@@ -309,3 +315,39 @@ def test_events_close_together_are_one_pass_and_those_left_as_a_pass_falls_due_a
         "ZFS event 7 pool_import: the pass now due publishes the pools",
         "ZFS events 59 scrub_start, 60 scrub_finish: publishing the pools",
     ]
+
+
+def test_the_service_answers_the_api_on_its_socket_and_owns_the_calibration_runs(tmp_path: Path) -> None:
+    """Where the settings name a socket, the service answers the api's calls on it while it samples, and
+    marks the calibrations it left running as interrupted; the api leaves both to it."""
+    folder = Path(tempfile.mkdtemp(prefix="ctl", dir="/tmp"))  # a socket's path fits in 108 bytes
+    sock = folder / "control.sock"
+    settings = make_settings(tmp_path / "data", metrics_interval_seconds=1, control_socket=sock)
+    c = client_for(settings)
+    with c.app.state.sessionmaker() as db:  # type: ignore[attr-defined]
+        now = datetime.now(UTC)
+        db.add(Calibration(
+            kind="ramp", target_kind="dataset", target="tank/cal", request_json="{}", state="running",
+            created_at=now, started_at=now,
+        ))  # fmt: skip
+        db.commit()
+    client_for(settings)  # an api starting again: the run is the service's, not for it to mark
+    assert _states(c) == ["running"]
+    gw, files, _ = _service_tools(tmp_path / "root")
+    stop = threading.Event()
+    service = threading.Thread(target=sampler.serve, args=(settings, gw, files, stop))
+    service.start()
+    try:
+        with pytest.raises(ctl.InvalidName):  # the service's own check answered, over its socket
+            OverSocket(sock, connect_within=10)(changes.destroy_snapshot, "tank/a b@x")
+        assert _states(c) == ["interrupted"]
+    finally:
+        stop.set()
+        service.join(10)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert not service.is_alive() and not sock.exists()
+
+
+def _states(client: TestClient) -> list[str]:
+    with client.app.state.sessionmaker() as db:
+        return list(db.scalars(select(Calibration.state)))

@@ -22,7 +22,7 @@ API = Path(__file__).resolve().parents[2] / "api"
 # api.storage: the storage routes' shared dependencies (gateway, files, refusals), which hold no table.
 ALLOWED = {
     *("api", "api.appliance", "api.backup", "api.deps", "api.errors", "api.secretbox", "api.settings"),
-    *("api.state", "api.storage"),
+    *("api.privileged", "api.state", "api.storage"),
 }
 
 

@@ -22,6 +22,7 @@ from fixtures.appliance.replay import ReplayRunner, replay
 from support.api import client_for, logged_in, make_settings
 
 from api import errors
+from api.auth import principals
 from api.backup.service import RestoreRefused
 from api.iscsi import changes as iscsi
 from api.iscsi.schemas import TargetCreate
@@ -250,3 +251,14 @@ def test_a_secret_crosses_as_itself_and_the_refusals_never_echo_it() -> None:
     with pytest.raises(wire.Broken) as broken:
         wire.parse_call(json.dumps(sent).encode()[:-3])
     assert secret not in str(broken.value)
+
+
+def test_every_answer_over_the_socket_forgets_the_sessions_resolved_in_memory(
+    appliance: tuple[TestClient, ReplayRunner, Path],
+) -> None:
+    """A restore writes the users in the service's process, where this process's cache cannot see it."""
+    _, _, sock = appliance
+    before = principals.cache.generation()
+    with pytest.raises(ctl.InvalidName):  # refused before any tool or table: only the answer moves it
+        OverSocket(sock)(changes.destroy_snapshot, "tank/a b@x")
+    assert principals.cache.generation() == before + 1
