@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from api.backup import service
 from api.backup.schemas import RestoreReport, RestoreRequest
 from api.backup.section import Context
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.secretbox import SecretBox
 from api.state import poll
 
@@ -18,7 +18,7 @@ class Restored(BaseModel):
     restart_needed: bool = Field(description="what it changed is served only from the api's next start")
 
 
-def restore(host: Machine, body: RestoreRequest, by: str, address: str) -> Restored:
+def restore(host: Host, body: RestoreRequest, by: str, address: str) -> Restored:
     """``by``: who restores; ``address``: where the request came from (the firewall must not cut it off)."""
     sections, settings = host.backup_sections, host.settings
     with host.sessionmaker() as db:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from api.calibration import service
 from api.calibration.schemas import CalibrationCreate, CalibrationOut
 from api.errors import Conflict
-from api.privileged.host import Machine
+from api.privileged.host import Host
 
 
-def start(host: Machine, body: CalibrationCreate) -> CalibrationOut:
+def start(host: Host, body: CalibrationCreate) -> CalibrationOut:
     with host.sessionmaker() as db:
         service.refuse_if_busy(db)  # before any tool runs
         prepared = service.check(host.storage_gateway, body)
@@ -19,7 +19,7 @@ def start(host: Machine, body: CalibrationCreate) -> CalibrationOut:
         return service.out(row)
 
 
-def cancel(host: Machine, calibration_id: int) -> CalibrationOut:
+def cancel(host: Host, calibration_id: int) -> CalibrationOut:
     with host.sessionmaker() as db:
         row = service.get(db, calibration_id)
         if row.state not in service.ACTIVE:

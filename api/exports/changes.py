@@ -7,20 +7,20 @@ from __future__ import annotations
 from api.exports import service
 from api.exports.schemas import ExportCreate, ExportUpdate, ExportView, NfsState
 from api.firewall import service as firewall
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.state import poll
 from appliance.control.nfs.backends import Backend
 from appliance.control.observed import Part
 
 
-def set_backend(host: Machine, chosen: Backend) -> NfsState:
+def set_backend(host: Host, chosen: Backend) -> NfsState:
     with host.sessionmaker() as db:
         changed = service.set_backend(host.storage_gateway, host.storage_files, db, host.settings, chosen)
     poll.after_change(host, (Part.nfs,))
     return changed
 
 
-def create_export(host: Machine, create: ExportCreate) -> ExportView:
+def create_export(host: Host, create: ExportCreate) -> ExportView:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
         made = service.create(gw, fs, db, settings, create)
@@ -29,7 +29,7 @@ def create_export(host: Machine, create: ExportCreate) -> ExportView:
     return made
 
 
-def update_export(host: Machine, export_id: int, update: ExportUpdate) -> ExportView:
+def update_export(host: Host, export_id: int, update: ExportUpdate) -> ExportView:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
         changed = service.update(gw, fs, db, settings, export_id, update)
@@ -38,7 +38,7 @@ def update_export(host: Machine, export_id: int, update: ExportUpdate) -> Export
     return changed
 
 
-def delete_export(host: Machine, export_id: int) -> None:
+def delete_export(host: Host, export_id: int) -> None:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
         service.delete(gw, fs, db, settings, export_id)

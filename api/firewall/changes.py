@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from api.firewall import service
 from api.firewall.schemas import FirewallSettings, FirewallView
-from api.privileged.host import Machine
+from api.privileged.host import Host
 
 
-def save(host: Machine, wanted: FirewallSettings, client: str) -> FirewallView:
+def save(host: Host, wanted: FirewallSettings, client: str) -> FirewallView:
     with host.sessionmaker() as db:
         return service.save(host.storage_gateway, host.storage_files, db, host.settings, wanted, client)
 
 
-def confirm(host: Machine, client: str) -> FirewallView:
+def confirm(host: Host, client: str) -> FirewallView:
     with host.sessionmaker() as db:
         return service.confirm(host.storage_gateway, host.storage_files, db, host.settings, client)
 
 
-def cancel(host: Machine, client: str) -> FirewallView:
+def cancel(host: Host, client: str) -> FirewallView:
     with host.sessionmaker() as db:
         return service.cancel(host.storage_gateway, host.storage_files, db, host.settings, client)
 

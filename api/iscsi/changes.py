@@ -7,12 +7,12 @@ from __future__ import annotations
 from api.firewall import service as firewall
 from api.iscsi import service
 from api.iscsi.schemas import TargetCreate, TargetUpdate
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.secretbox import SecretBox
 from appliance.control.iscsi import TargetInfo
 
 
-def create_target(host: Machine, create: TargetCreate) -> TargetInfo:
+def create_target(host: Host, create: TargetCreate) -> TargetInfo:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
         made = service.create(gw, db, SecretBox(settings.key_file), fs, settings, create)
@@ -20,13 +20,13 @@ def create_target(host: Machine, create: TargetCreate) -> TargetInfo:
     return made
 
 
-def update_target(host: Machine, iqn: str, update: TargetUpdate) -> TargetInfo:
+def update_target(host: Host, iqn: str, update: TargetUpdate) -> TargetInfo:
     settings = host.settings
     with host.sessionmaker() as db:
         return service.update(db, SecretBox(settings.key_file), host.storage_files, settings, iqn, update)
 
 
-def delete_target(host: Machine, iqn: str) -> None:
+def delete_target(host: Host, iqn: str) -> None:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
         service.delete(db, SecretBox(settings.key_file), fs, settings, iqn)

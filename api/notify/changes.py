@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from api.notify import service
 from api.notify.schemas import NotifySettings, NotifySettingsIn
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.secretbox import SecretBox
 
 
-def save(host: Machine, new: NotifySettingsIn) -> NotifySettings:
+def save(host: Host, new: NotifySettingsIn) -> NotifySettings:
     with host.sessionmaker() as db:
         box = SecretBox(host.settings.key_file)
         return service.save(db, box, new, host.storage_gateway, host.storage_files)

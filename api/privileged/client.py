@@ -15,7 +15,7 @@ from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from api.auth import principals
 from api.privileged import verbs, wire
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from appliance.control.errors import ServiceDown, SystemFault
 
 P = ParamSpec("P")
@@ -31,17 +31,17 @@ SERVICE = "arcvsa-metrics.service"
 
 class Control(Protocol):
     def __call__(
-        self, verb: Callable[Concatenate[Machine, P], R], /, *args: P.args, **kwargs: P.kwargs
+        self, verb: Callable[Concatenate[Host, P], R], /, *args: P.args, **kwargs: P.kwargs
     ) -> R: ...
 
 
 class InProcess:
     """The verbs run in this process, their calls and answers serialised all the same."""
 
-    def __init__(self, host: Machine) -> None:
+    def __init__(self, host: Host) -> None:
         self.host = host
 
-    def __call__(self, verb: Callable[Concatenate[Machine, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, verb: Callable[Concatenate[Host, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         answer: R = wire.parse_answer(verb, verbs.handle(self.host, wire.call(verb, args, kwargs)))
         return answer
 
@@ -55,7 +55,7 @@ class OverSocket:
         self.path = path
         self.connect_within, self.answer_within = connect_within, answer_within
 
-    def __call__(self, verb: Callable[Concatenate[Machine, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    def __call__(self, verb: Callable[Concatenate[Host, P], R], /, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return self._call(verb, wire.call(verb, args, kwargs))
         finally:

@@ -8,11 +8,12 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from api.privileged.client import Control, InProcess, OverSocket
+from api.privileged.host import Host
 
 
 async def control(request: Request) -> Control:
     path = request.app.state.settings.control_socket
-    return OverSocket(path) if path is not None else InProcess(request.app.state)
+    return OverSocket(path) if path is not None else InProcess(Host.of(request.app.state))
 
 
 Controlled = Annotated[Control, Depends(control)]

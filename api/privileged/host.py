@@ -1,14 +1,14 @@
 """What a verb is given to do its work: the tools, files, database and published state of the machine.
 
-The api's ``app.state`` has these attributes (the tests' recorded tools among them); the control
-service builds a :class:`Host` of its own.
+The control service builds its own; in the api's process (no control service: the tests' recorded
+tools, a developer's machine) it is taken from ``app.state`` at each call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -20,20 +20,8 @@ from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 
 
-class Machine(Protocol):
-    settings: Settings
-    sessionmaker: sessionmaker[Session]
-    storage_gateway: Gateway
-    storage_files: Files
-    snapshot: Store
-    backup_sections: Sequence[Section]
-    calibrations: Runner
-
-
-@dataclass
+@dataclass(frozen=True)
 class Host:
-    """The control service's :class:`Machine`."""
-
     settings: Settings
     sessionmaker: sessionmaker[Session]
     storage_gateway: Gateway
@@ -41,3 +29,16 @@ class Host:
     snapshot: Store
     backup_sections: Sequence[Section]
     calibrations: Runner
+
+    @classmethod
+    def of(cls, state: Any) -> Host:
+        """The api's own (``app.state``, which has these attributes)."""
+        return cls(
+            settings=state.settings,
+            sessionmaker=state.sessionmaker,
+            storage_gateway=state.storage_gateway,
+            storage_files=state.storage_files,
+            snapshot=state.snapshot,
+            backup_sections=state.backup_sections,
+            calibrations=state.calibrations,
+        )

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from api.privileged import verbs, wire
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from appliance.control.errors import Refused
 
 log = logging.getLogger(__name__)
@@ -34,7 +34,7 @@ def peer_uid(conn: socket.socket) -> int:
 class Server:
     """Answers calls on ``path`` from ``allowed`` uids with the verbs run on ``host``."""
 
-    def __init__(self, path: Path, host: Machine, allowed: frozenset[int], *, mode: int = 0o660) -> None:
+    def __init__(self, path: Path, host: Host, allowed: frozenset[int], *, mode: int = 0o660) -> None:
         self.path, self.host, self.allowed = path, host, allowed
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.unlink(missing_ok=True)  # a previous run's, whose process is gone
@@ -60,16 +60,16 @@ class Server:
         self.path.unlink(missing_ok=True)
 
     def answer(self, conn: socket.socket) -> None:
+        conn.settimeout(CALL_WITHIN)
+        try:
+            line = wire.read_line(conn)  # first: a socket closed on unread data resets, losing the answer
+        except (TimeoutError, wire.Broken) as exc:
+            log.warning("dropped a call on %s: %s", self.path, exc or "no call within the time allowed")
+            return
         uid = peer_uid(conn)
         if uid not in self.allowed:
             log.warning("refused a call from uid %d on %s", uid, self.path)
             conn.sendall(wire.error(Refused(f"uid {uid} may not ask the control service")))
-            return
-        conn.settimeout(CALL_WITHIN)
-        try:
-            line = wire.read_line(conn)
-        except (TimeoutError, wire.Broken) as exc:
-            log.warning("dropped a call on %s: %s", self.path, exc or "no call within the time allowed")
             return
         conn.settimeout(None)
         try:

@@ -13,7 +13,7 @@ from api.firewall import changes as firewall
 from api.iscsi import changes as iscsi
 from api.notify import changes as notify
 from api.privileged import wire
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.storage import changes as storage
 from api.support import changes as support
 from api.tuning import changes as tuning
@@ -26,7 +26,7 @@ VERBS: dict[str, Callable[..., Any]] = {
 }
 
 
-def handle(host: Machine, line: bytes) -> bytes:
+def handle(host: Host, line: bytes) -> bytes:
     """The answer line to one call line; an error without a type of its own (a fault in the code, a
     test's strict replay refusing a command) is raised, for the caller to log or fail on."""
     try:

@@ -7,7 +7,7 @@ import base64
 
 from pydantic import Base64Bytes, BaseModel, Field
 
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.secretbox import SecretBox
 from api.support import service
 
@@ -17,7 +17,7 @@ class Made(BaseModel):
     data: Base64Bytes = Field(description="the gzip-compressed tar archive")
 
 
-def bundle(host: Machine, by: str) -> Made:
+def bundle(host: Host, by: str) -> Made:
     """``by``: who asked, named in the bundle's manifest."""
     settings = host.settings
     with host.sessionmaker() as db:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from api.privileged.host import Machine
+from api.privileged.host import Host
 from api.tuning import service
 from api.tuning.schemas import Applied
 
 
-def apply(host: Machine, params: dict[str, int]) -> Applied:
+def apply(host: Host, params: dict[str, int]) -> Applied:
     with host.sessionmaker() as db:
         return service.apply(host.storage_files, host.settings, db, params)
 

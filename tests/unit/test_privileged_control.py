@@ -28,6 +28,7 @@ from api.iscsi import changes as iscsi
 from api.iscsi.schemas import TargetCreate
 from api.privileged import service, verbs, wire
 from api.privileged.client import InProcess, OverSocket
+from api.privileged.host import Host
 from api.privileged.service import Server
 from api.storage import changes
 from appliance.control import errors as ctl
@@ -52,7 +53,7 @@ def appliance(tmp_path: Path, short_dir: Path) -> Iterator[tuple[TestClient, Rep
     gateway, files, runner = replay("zfs_clones", tmp_path / "root")
     client.app.state.storage_gateway = gateway
     client.app.state.storage_files = files
-    server = Server(sock, client.app.state, frozenset({os.geteuid()})).start()
+    server = Server(sock, Host.of(client.app.state), frozenset({os.geteuid()})).start()
     yield client, runner, sock
     server.close()
 
@@ -130,7 +131,7 @@ def test_a_user_not_allowed_is_refused(tmp_path: Path, short_dir: Path) -> None:
     client = client_for(make_settings(tmp_path / "data"))
     client.app.state.storage_gateway, client.app.state.storage_files = gateway, files
     sock = short_dir / "control.sock"
-    server = Server(sock, client.app.state, frozenset({os.geteuid() + 1})).start()
+    server = Server(sock, Host.of(client.app.state), frozenset({os.geteuid() + 1})).start()
     try:
         with pytest.raises(ctl.Refused, match=rf"uid {os.geteuid()} may not ask"):
             OverSocket(sock)(changes.destroy_snapshot, f"{CLONE}@a")
@@ -221,7 +222,7 @@ def test_in_process_calls_are_serialised_like_the_socket_s(tmp_path: Path) -> No
     client = client_for(make_settings(tmp_path / "data"))
     client.app.state.storage_gateway, client.app.state.storage_files = gateway, files
     with pytest.raises(ctl.InvalidRequest, match="destroy_pool: free_disks: Input should be a valid boolean"):
-        InProcess(client.app.state)(changes.destroy_pool, "tank", "maybe")  # type: ignore[arg-type]
+        InProcess(Host.of(client.app.state))(changes.destroy_pool, "tank", "maybe")  # type: ignore[arg-type]
     assert runner.calls == []
 
 
