@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -292,6 +293,7 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
             if stop.wait(1.0):
                 return 0
     server = _answer_the_api(settings, sampler)
+    _ready()
     try:
         zed.hold_zedlet(gw, files)
     except ControlError as err:  # the timer's passes still publish every interval
@@ -316,6 +318,18 @@ def _answer_the_api(settings: Settings, sampler: Sampler) -> Server | None:
     server = Server(settings.control_socket, host, frozenset({os.geteuid()})).start()
     exports.start(host)  # the chosen NFS server serves the stored exports, as the api's start did
     return server
+
+
+def _ready() -> None:
+    """Tell systemd the service is up (Type=notify): ``systemctl start`` and a restart with the api return
+    once the api's calls are answered, not when Python has only begun to import."""
+    where = os.environ.get("NOTIFY_SOCKET")
+    if not where:
+        return
+    address = "\0" + where[1:] if where.startswith("@") else where  # "@": Linux's abstract namespace
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as out:
+        out.connect(address)
+        out.sendall(b"READY=1")
 
 
 def main() -> None:

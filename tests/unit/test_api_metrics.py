@@ -4,7 +4,9 @@ not the api) on the replay of what it read in the lab VM."""
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -351,3 +353,19 @@ def test_the_service_answers_the_api_on_its_socket_and_owns_the_calibration_runs
 def _states(client: TestClient) -> list[str]:
     with client.app.state.sessionmaker() as db:
         return list(db.scalars(select(Calibration.state)))
+
+
+@pytest.mark.parametrize("abstract", [False, True], ids=["path", "abstract"])
+def test_the_service_tells_systemd_it_is_ready(monkeypatch: pytest.MonkeyPatch, abstract: bool) -> None:
+    """Type=notify: READY=1 on the socket systemd names, a path or (leading "@") an abstract name."""
+    folder = Path(tempfile.mkdtemp(prefix="ntf", dir="/tmp"))
+    name = f"@arcvsa-test-{os.getpid()}" if abstract else str(folder / "notify")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd:
+        systemd.bind("\0" + name[1:] if abstract else name)
+        systemd.settimeout(5)
+        monkeypatch.setenv("NOTIFY_SOCKET", name)
+        sampler._ready()
+        assert systemd.recv(64) == b"READY=1"
+    shutil.rmtree(folder, ignore_errors=True)
+    monkeypatch.delenv("NOTIFY_SOCKET")
+    sampler._ready()  # not under systemd: nothing to tell, no error
