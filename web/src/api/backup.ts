@@ -1,4 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
+import { useSyncExternalStore } from 'react';
 import { api } from './client';
 import { attachmentName, saveFile } from './download';
 import { call } from './errors';
@@ -40,16 +41,28 @@ export function useMakeBackup() {
 }
 
 // A restore that replaced the users ended this session with every other: its report is kept here for the
-// login page, where the next call's 401 takes the user before they could read it where they restored.
+// login page, where the next call's 401 takes the user before they could read it where they restored. That
+// 401 may come before the restore's own answer (a page's polling), so the login page subscribes to it.
 let restored: RestoreReport | null = null;
+const listeners = new Set<() => void>();
 
-/** The report of the restore that ended this session, if one did. */
-export function restoredReport(): RestoreReport | null {
-  return restored;
+function keep(report: RestoreReport | null): void {
+  restored = report;
+  listeners.forEach((listener) => listener());
+}
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The report of the restore that ended this session, if one did; re-rendered when it arrives. */
+export function useRestoredReport(): RestoreReport | null {
+  return useSyncExternalStore(subscribe, () => restored);
 }
 
 export function forgetRestoredReport(): void {
-  restored = null;
+  keep(null);
 }
 
 /** Restore a backup file onto this appliance; the answer says what came back and what did not. */
@@ -59,8 +72,8 @@ export function useRestoreBackup() {
       call(api.POST('/api/backup/restore', { body: { file_base64: await fileBase64(file), passphrase, replace } })),
     onSuccess: (report) => {
       if (report.sessions_ended) {
-        restored = report;
         markSessionEnded();
+        keep(report);
       }
     },
   });

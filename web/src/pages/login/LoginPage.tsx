@@ -2,7 +2,7 @@ import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
 import { useLogin, useMe } from '../../api/auth';
-import { forgetRestoredReport, restoredReport } from '../../api/backup';
+import { forgetRestoredReport, useRestoredReport } from '../../api/backup';
 import { ApiError } from '../../api/errors';
 import { sessionEnded } from '../../api/session';
 import { BrandMark } from '../../components/BrandMark';
@@ -26,7 +26,7 @@ export function LoginPage() {
   const [errors, setErrors] = useState<Partial<Record<Field, string>>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
-  const restored = restoredReport();
+  const restored = useRestoredReport();
   const target = state.from && state.from !== '/login' ? state.from : '/vcenters';
   if (me.isSuccess) return <Navigate to={target} replace />;
 
