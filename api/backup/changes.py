@@ -9,7 +9,6 @@ from api.backup import service
 from api.backup.schemas import RestoreReport, RestoreRequest
 from api.backup.section import Context
 from api.privileged.host import Host
-from api.secretbox import SecretBox
 from api.state import poll
 
 
@@ -23,7 +22,7 @@ def restore(host: Host, body: RestoreRequest, by: str, address: str) -> Restored
     sections, settings = host.backup_sections, host.settings
     with host.sessionmaker() as db:
         ctx = Context(
-            db=db, box=SecretBox(settings.key_file), files=host.storage_files, settings=settings,
+            db=db, box=host.secretbox, files=host.storage_files, settings=settings,
             gw=host.storage_gateway, by=by, address=address,
         )  # fmt: skip
         report = service.restore(ctx, sections, body)

@@ -8,14 +8,13 @@ from api.firewall import service as firewall
 from api.iscsi import service
 from api.iscsi.schemas import TargetCreate, TargetUpdate
 from api.privileged.host import Host
-from api.secretbox import SecretBox
 from appliance.control.iscsi import TargetInfo
 
 
 def create_target(host: Host, create: TargetCreate) -> TargetInfo:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
-        made = service.create(gw, db, SecretBox(settings.key_file), fs, settings, create)
+        made = service.create(gw, db, host.secretbox, fs, settings, create)
         firewall.follow(gw, fs, db, settings)  # 3260 opens to the iSCSI networks with the first target
     return made
 
@@ -23,13 +22,13 @@ def create_target(host: Host, create: TargetCreate) -> TargetInfo:
 def update_target(host: Host, iqn: str, update: TargetUpdate) -> TargetInfo:
     settings = host.settings
     with host.sessionmaker() as db:
-        return service.update(db, SecretBox(settings.key_file), host.storage_files, settings, iqn, update)
+        return service.update(db, host.secretbox, host.storage_files, settings, iqn, update)
 
 
 def delete_target(host: Host, iqn: str) -> None:
     gw, fs, settings = host.storage_gateway, host.storage_files, host.settings
     with host.sessionmaker() as db:
-        service.delete(db, SecretBox(settings.key_file), fs, settings, iqn)
+        service.delete(db, host.secretbox, fs, settings, iqn)
         firewall.follow(gw, fs, db, settings)  # and closes with the last
 
 

@@ -37,6 +37,7 @@ from api.metrics import store
 from api.metrics.schemas import ClientCounters, DatasetSpace, ExportCounters, LunCounters, Sample
 from api.privileged.host import Host
 from api.privileged.service import Server
+from api.secretbox import SecretBox
 from api.sections import BACKUP_SECTIONS
 from api.settings import Settings
 from api.state import poll, reconcile
@@ -314,7 +315,10 @@ def _answer_the_api(settings: Settings, sampler: Sampler) -> Server | None:
         return None
     runs = calibration.Runner(sampler.factory)
     calibration.mark_interrupted(sampler.factory)  # the runs this service left, when it stopped
-    host = Host(settings, sampler.factory, sampler.gw, sampler.files, sampler.snapshot, BACKUP_SECTIONS, runs)
+    box = SecretBox(settings.key_file)
+    host = Host(
+        settings, sampler.factory, sampler.gw, sampler.files, sampler.snapshot, BACKUP_SECTIONS, runs, box
+    )
     server = Server(settings.control_socket, host, frozenset({os.geteuid()})).start()
     exports.start(host)  # the chosen NFS server serves the stored exports, as the api's start did
     return server

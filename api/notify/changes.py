@@ -6,12 +6,11 @@ from __future__ import annotations
 from api.notify import service
 from api.notify.schemas import NotifySettings, NotifySettingsIn
 from api.privileged.host import Host
-from api.secretbox import SecretBox
 
 
 def save(host: Host, new: NotifySettingsIn) -> NotifySettings:
     with host.sessionmaker() as db:
-        box = SecretBox(host.settings.key_file)
+        box = host.secretbox
         return service.save(db, box, new, host.storage_gateway, host.storage_files)
 
 

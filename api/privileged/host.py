@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from api.backup.section import Section
 from api.calibration.service import Runner
+from api.secretbox import SecretBox
 from api.settings import Settings
 from api.state.snapshot import Store
 from appliance.control.files import Files
@@ -29,6 +30,7 @@ class Host:
     snapshot: Store
     backup_sections: Sequence[Section]
     calibrations: Runner
+    secretbox: SecretBox  # the key read once, not at every call
 
     @classmethod
     def of(cls, state: Any) -> Host:
@@ -41,4 +43,5 @@ class Host:
             snapshot=state.snapshot,
             backup_sections=state.backup_sections,
             calibrations=state.calibrations,
+            secretbox=state.secretbox,
         )

@@ -63,7 +63,7 @@ class Server:
         conn.settimeout(CALL_WITHIN)
         try:
             line = wire.read_line(conn)  # first: a socket closed on unread data resets, losing the answer
-        except (TimeoutError, wire.Broken) as exc:
+        except (OSError, wire.Broken) as exc:  # a timeout, a reset, a call over the size allowed
             log.warning("dropped a call on %s: %s", self.path, exc or "no call within the time allowed")
             return
         uid = peer_uid(conn)

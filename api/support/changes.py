@@ -8,7 +8,6 @@ import base64
 from pydantic import Base64Bytes, BaseModel, Field
 
 from api.privileged.host import Host
-from api.secretbox import SecretBox
 from api.support import service
 
 
@@ -22,7 +21,7 @@ def bundle(host: Host, by: str) -> Made:
     settings = host.settings
     with host.sessionmaker() as db:
         made = service.build(
-            host.storage_gateway, host.storage_files, db, SecretBox(settings.key_file), settings,
+            host.storage_gateway, host.storage_files, db, host.secretbox, settings,
             by=by, published=host.snapshot.read(),
         )  # fmt: skip
     return Made(filename=made.filename, data=base64.b64encode(made.data))  # validated: decoded again
