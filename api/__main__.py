@@ -10,16 +10,11 @@ import sys
 
 import uvicorn
 import uvicorn.config
-from sqlalchemy.orm import Session, sessionmaker
 
 from api import serving
 from api.app import create_app
 from api.settings import Settings
 from api.tls import ensure_certificate
-from api.tuning import service as tuning
-from appliance.control.errors import ControlError
-from appliance.control.files import Files, LocalFiles
-from appliance.upgrade import release
 
 log = logging.getLogger("arcvsa.api")
 
@@ -45,23 +40,6 @@ def log_config() -> dict[str, object]:
     return config
 
 
-def hold_tuning_plan(settings: Settings, factory: sessionmaker[Session], files: Files | None = None) -> None:
-    """The stored tuning plan, and the device wait where it sets none, held on an appliance (a release
-    installed) before any pool can be made through the api; on a dev host or in a test the machine's
-    modprobe.d is left alone. Not fatal: the poller's reconcile tries again, and without the device wait a
-    create that outlasts the module's default wait is still retried (appliance.control.pools)."""
-    if release.current(settings.install_root) is None:
-        return
-    try:
-        with tuning.changing(settings), factory() as db:
-            changed = tuning.reconcile(files or LocalFiles("/"), db)
-    except (ControlError, OSError) as err:
-        log.warning("the tuning plan is not held: %s", err)
-        return
-    if changed:
-        log.info("tuning plan held: %s", ", ".join(changed))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m api", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
@@ -73,7 +51,6 @@ def main() -> None:
     settings = Settings()
     cert, key = ensure_certificate(settings.data_dir)
     app = create_app(settings)
-    hold_tuning_plan(settings, app.state.sessionmaker)
     # What is built by now (modules, routes, schemas: ~175k objects) lives as long as the process. A full
     # collection walks all of it with the GIL held, a stall for every request in flight. Frozen, the
     # collector walks only what came since.

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 
+from appliance.control.files import owned_like_folder
+
 
 class SecretBox:
     def __init__(self, key_file: Path) -> None:
@@ -29,9 +31,10 @@ class SecretBox:
         # no key file or the complete one (never an empty file the api cannot start with), and link()
         # fails like O_EXCL when another process starting at once put its key there first.
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
             with os.fdopen(fd, "wb") as f:
+                owned_like_folder(f.fileno(), path.parent)  # made by the control service (root): the api's
                 f.write(key)
                 f.flush()
                 os.fsync(f.fileno())

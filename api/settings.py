@@ -59,6 +59,11 @@ class Settings(BaseSettings):
         description="The control service's socket: changes that run the storage tools are asked of it "
         "(an appliance's units name it); none runs them in the api's own process",
     )
+    control_caller: str | None = Field(
+        default=None,
+        description="The user, besides root, whose calls the control service answers: the api's (an "
+        "appliance's units name it); none answers root alone",
+    )
     stand_in_file: Path | None = Field(
         default=None,
         description="JSON file naming lab appliances that play the appliance VMs a simulated vCenter cannot "
@@ -66,8 +71,12 @@ class Settings(BaseSettings):
     )
 
     @cached_property
+    def database_file(self) -> Path:
+        return self.data_dir / "arcvsa.db"
+
+    @cached_property
     def database_url(self) -> str:
-        return f"sqlite:///{self.data_dir / 'arcvsa.db'}"
+        return f"sqlite:///{self.database_file}"
 
     @cached_property
     def state_file(self) -> Path:

@@ -13,12 +13,14 @@ SUBJECTS = {
     Noun.zfs_parameters: "ZFS module parameters",
     Noun.iscsi_targets: "iSCSI targets",
     Noun.firewall: "Firewall rules",
+    Noun.api_folder: "The api's folder (/var/lib/arcvsa)",
 }
 EFFECTS = {
     Noun.nfs_exports: "ESXi hosts may not reach the datastores that are not served",
     Noun.zfs_parameters: "the caches and write throttle run on other values than the tuning plan's",
     Noun.iscsi_targets: "ESXi hosts may not reach the LUNs of the targets LIO does not hold as configured",
     Noun.firewall: "hosts may be let in or kept out other than the settings, exports and targets say",
+    Noun.api_folder: "the api may not read the state the control service publishes, or its own files",
 }
 
 

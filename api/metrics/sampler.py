@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pwd
 import signal
 import socket
 import sys
@@ -43,6 +44,7 @@ from api.settings import Settings
 from api.state import poll, reconcile
 from api.state.deps import POOL_PARTS
 from api.state.snapshot import Published, Store
+from api.tuning import service as tuning
 from appliance.control import datasets, metrics, zed
 from appliance.control.errors import ControlError
 from appliance.control.files import Files, LocalFiles
@@ -50,6 +52,7 @@ from appliance.control.gateway import Gateway
 from appliance.control.nfs import knfsd
 from appliance.control.observed import EVERY_PART, Observed, Part, observe
 from appliance.control.reconciled import Reconciled
+from appliance.upgrade import release
 
 log = logging.getLogger("api.metrics.sampler")  # the same name when run as the service's __main__
 
@@ -283,10 +286,18 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
     Started with the api, which migrates the database as it starts: the first pass waits for the schema
     this code knows (a first boot's empty database, an upgrade's new columns).
     """
+    if files.read(metrics.ARCSTATS) is None:
+        log.warning("no %s: not an appliance, nothing to sample", metrics.ARCSTATS)
+        return 0
+    # The api makes the database, as its own user: one this process (root) made first would be root's.
+    if not settings.database_file.exists():
+        log.info("waiting for the api to make the database")
+        while not settings.database_file.exists():
+            if stop.wait(1.0):
+                return 0
     engine = db.make_engine(settings.database_url)
     sampler = for_appliance(gw, files, db.session_factory(engine), settings)
     if sampler is None:
-        log.warning("no %s: not an appliance, nothing to sample", metrics.ARCSTATS)
         return 0
     if not db.at_head(engine):
         log.info("waiting for the api to bring the database to the newest schema")
@@ -308,20 +319,56 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
     return 0
 
 
+def hold_tuning_plan(settings: Settings, factory: sessionmaker[Session], files: Files | None = None) -> None:
+    """The stored tuning plan, and the device wait where it sets none, held on an appliance (a release
+    installed) before the api's calls are answered, so before any pool can be made; on a dev host or in a
+    test the machine's modprobe.d is left alone. Not fatal: the poller's reconcile tries again, and without
+    the device wait a create that outlasts the module's default wait is still retried
+    (appliance.control.pools)."""
+    if release.current(settings.install_root) is None:
+        return
+    try:
+        with tuning.changing(settings), factory() as session:
+            changed = tuning.reconcile(files or LocalFiles("/"), session)
+    except (ControlError, OSError) as err:
+        log.warning("the tuning plan is not held: %s", err)
+        return
+    if changed:
+        log.info("tuning plan held: %s", ", ".join(changed))
+
+
 def _answer_the_api(settings: Settings, sampler: Sampler) -> Server | None:
     """The api's changes to the storage run here (api.privileged), beside the reconcilers and the poller
-    that run the same tools; the api runs as this service's user until it has one of its own."""
+    that run the same tools: the api runs as a user of its own, without the privileges they need."""
     if settings.control_socket is None:
         return None
+    allowed, group = _callers(settings)
+    hold_tuning_plan(settings, sampler.factory, sampler.files)
     runs = calibration.Runner(sampler.factory)
     calibration.mark_interrupted(sampler.factory)  # the runs this service left, when it stopped
     box = SecretBox(settings.key_file)
     host = Host(
         settings, sampler.factory, sampler.gw, sampler.files, sampler.snapshot, BACKUP_SECTIONS, runs, box
     )
-    server = Server(settings.control_socket, host, frozenset({os.geteuid()})).start()
+    server = Server(settings.control_socket, host, allowed, group=group).start()
     exports.start(host)  # the chosen NFS server serves the stored exports, as the api's start did
     return server
+
+
+def _callers(settings: Settings) -> tuple[frozenset[int], int | None]:
+    """The uids whose calls are answered (this service's own, and the caller the units name) and the
+    group the socket is given (the caller's)."""
+    own = os.geteuid()
+    if settings.control_caller is None:
+        return frozenset({own}), None
+    try:
+        caller = pwd.getpwnam(settings.control_caller)
+    except KeyError:
+        raise SystemExit(
+            f"the api's user {settings.control_caller!r} does not exist: systemd-sysusers makes it from"
+            " /etc/sysusers.d/arcvsa.conf"
+        ) from None
+    return frozenset({own, caller.pw_uid}), caller.pw_gid
 
 
 def _ready() -> None:

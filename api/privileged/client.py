@@ -96,6 +96,12 @@ class OverSocket:
                         f" made until it is ({exc.strerror})"
                     ) from None
                 time.sleep(0.1)
+            except PermissionError:
+                conn.close()
+                raise SystemFault(
+                    f"the api may not reach the control service ({SERVICE}) at {self.path}: the socket's"
+                    " group is not the api's; no change to the storage can be made"
+                ) from None
             except BaseException:
                 conn.close()
                 raise

@@ -34,7 +34,10 @@ def peer_uid(conn: socket.socket) -> int:
 class Server:
     """Answers calls on ``path`` from ``allowed`` uids with the verbs run on ``host``."""
 
-    def __init__(self, path: Path, host: Host, allowed: frozenset[int], *, mode: int = 0o660) -> None:
+    def __init__(
+        self, path: Path, host: Host, allowed: frozenset[int], *, group: int | None = None, mode: int = 0o660
+    ) -> None:
+        """``group``: the socket's, so that the caller's group may connect (the folder is open to all)."""
         self.path, self.host, self.allowed = path, host, allowed
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.unlink(missing_ok=True)  # a previous run's, whose process is gone
@@ -46,6 +49,8 @@ class Server:
 
         self._server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
         self._server.daemon_threads = True
+        if group is not None:
+            os.chown(path, -1, group)
         os.chmod(path, mode)
         self._thread = threading.Thread(target=self._server.serve_forever, name="control", daemon=True)
 

@@ -17,6 +17,7 @@ from api.secretbox import SecretBox
 from api.settings import Settings
 from api.state.snapshot import now
 from api.tuning import service as tuning
+from appliance.control import ownership
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
 from appliance.control.nfs import backends
@@ -63,4 +64,5 @@ def everything(
         attempt(Noun.iscsi_targets, now, lambda: iscsi_targets(gw, files, factory, settings)),
         # last: it opens the ports of what the nouns above serve
         attempt(Noun.firewall, now, lambda: firewall_rules(gw, files, factory, settings)),
+        attempt(Noun.api_folder, now, lambda: ownership.reconcile(settings.data_dir)),
     ]

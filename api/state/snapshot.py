@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field, ValidationError
 from api.alerts.schemas import Alert
 from api.errors import StateNotPublished
 from appliance.control import lock
+from appliance.control.files import owned_like_folder
 from appliance.control.observed import Observed
 from appliance.control.reconciled import Reconciled
 
@@ -95,8 +96,9 @@ class Store:
     def write(self, published: Published) -> None:
         """Replace the snapshot (inside :meth:`writing`)."""
         temp = self.path.with_name(f".{self.path.name}.{os.getpid()}.{threading.get_ident()}")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as out:
+            owned_like_folder(out.fileno(), temp.parent)  # written by root, read by the api
             out.write(published.model_dump_json().encode())
         os.replace(temp, self.path)
 

@@ -15,13 +15,35 @@ import tempfile
 from pathlib import Path
 from typing import Protocol
 
-STAGING = "/var/lib/arcvsa/staging"
+# Root's own (arcvsa-metrics.service's StateDirectory): the api's folder, /var/lib/arcvsa, is not, and a
+# file swapped in a staging folder the api may write would be renamed into /etc by root.
+STAGING = "/var/lib/arcvsa-control/staging"
+
+
+def owned_like_folder(file: int | Path, folder: Path) -> None:
+    """Give a file root has just made in ``folder`` the folder's owner and group.
+
+    Root's services (the control service, the upgrader) write into the api's folder (/var/lib/arcvsa),
+    whose files must stay the api's to read and replace, as SQLite gives its journals the database's
+    owner. Nothing to do for any other process, or where the folder is root's.
+    """
+    if os.geteuid() != 0:
+        return
+    found = os.stat(folder)
+    if (found.st_uid, found.st_gid) == (0, 0):
+        return
+    if isinstance(file, int):
+        os.fchown(file, found.st_uid, found.st_gid)
+    else:
+        os.chown(file, found.st_uid, found.st_gid, follow_symlinks=False)
 
 
 def write_temp(directory: Path, data: bytes, mode: int, prefix: str = ".arcvsa-") -> Path:
-    """A new file in ``directory`` holding ``data``, fsynced, with ``mode`` (0600 until then)."""
+    """A new file in ``directory`` holding ``data``, fsynced, with ``mode`` (0600 until then) and the
+    folder's owner (owned_like_folder)."""
     fd, name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".new")
     try:
+        owned_like_folder(fd, directory)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -14,13 +14,17 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from appliance.control.files import owned_like_folder
+
 
 @contextlib.contextmanager
 def held(path: Path) -> Iterator[None]:
-    """Hold the lock named by ``path`` (created, 0600, with its directory) until the block ends."""
+    """Hold the lock named by ``path`` (created, 0600, with its directory and its directory's owner)
+    until the block ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
+        owned_like_folder(fd, path.parent)
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:

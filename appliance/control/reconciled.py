@@ -25,6 +25,7 @@ class Noun(StrEnum):
     zfs_parameters = "zfs_parameters"  # the module parameters in effect
     iscsi_targets = "iscsi_targets"  # what LIO exports
     firewall = "firewall"  # the nftables rule set and whether SSH runs
+    api_folder = "api_folder"  # who owns what is in /var/lib/arcvsa
 
 
 class Reconciled(BaseModel):

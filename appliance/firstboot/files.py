@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from appliance.control.files import fsync_dir
+from appliance.control.files import fsync_dir, owned_like_folder
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,8 @@ def write_atomic(root: Path, change: FileChange) -> bool:
             if change.owner is None and previous is not None and os.geteuid() == 0:
                 # keep the owner and group (/etc/shadow belongs to group shadow)
                 os.fchown(fh.fileno(), previous.st_uid, previous.st_gid)
+            elif change.owner is None and previous is None:
+                owned_like_folder(fh.fileno(), target.parent)  # the api's folder: the api's files
             os.fsync(fh.fileno())
         tmp.replace(target)
     except BaseException:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from appliance.control.files import owned_like_folder
 from appliance.control.gateway import Gateway
 from appliance.upgrade import bundle, release
 from appliance.upgrade import state as state_json
@@ -46,6 +47,9 @@ UNITS = (
     "arcvsa-console.service",
 )
 UNIT_DIR = Path("/etc/systemd/system")
+# The users the units run as (systemd-sysusers' format), made before a unit naming one is started.
+SYSUSERS = "arcvsa.sysusers"
+SYSUSERS_FILE = Path("/etc/sysusers.d/arcvsa.conf")
 HEALTH_URL = "https://127.0.0.1:443/api/health"
 # The api's first start after a switch migrates the database and imports everything, on a slow CPU too.
 HEALTH_TIMEOUT = 600.0
@@ -81,6 +85,7 @@ class Paths:
     root: Path = release.ROOT
     data: Path = Path("/var/lib/arcvsa")
     unit_dir: Path = UNIT_DIR
+    sysusers: Path = SYSUSERS_FILE
     key: Path = Path("/etc/arcvsa/upgrade-signing.pub")
 
     @property
@@ -90,6 +95,12 @@ class Paths:
     @property
     def staged(self) -> Path:
         return self.work / "staged"
+
+    @property
+    def taken(self) -> Path:
+        """Root's copy of the staged bundle, checked and unpacked from there: the api, which staged it,
+        may write the staged files still, and what was checked must be what is installed."""
+        return self.root / ".upgrade"
 
     @property
     def state(self) -> Path:
@@ -121,26 +132,47 @@ class Upgrade:
     def check(self) -> tuple[Manifest, Manifest]:
         """The staged bundle, verified, against the running release."""
         key = bundle.load_public_key(self.paths.key.read_text(encoding="ascii"))
-        new = bundle.verify_staged(self.paths.staged, key)
+        new = bundle.verify_staged(self.take(), key)
         old = release.current(self.paths.root)
         if old is None:
             raise UpgradeError(f"{self.paths.root}/current has no readable {release.RELEASE_FILE}")
         release.check_fits(new, old)
         return new, old
 
+    def take(self) -> Path:
+        """Copy the staged bundle to :attr:`Paths.taken` (root's alone)."""
+        taken = self.paths.taken
+        shutil.rmtree(taken, ignore_errors=True)
+        taken.mkdir(mode=0o700, parents=True)
+        for name in bundle.MEMBERS:
+            try:
+                shutil.copyfile(self.paths.staged / name, taken / name)
+            except FileNotFoundError:
+                break  # verify_staged names what is missing
+        return taken
+
     def prepare(self, new: Manifest) -> Path:
         """Unpack, byte-compile and import the new release while the old one serves."""
-        folder = release.install(self.paths.root, new, self.paths.staged / "payload.tar")
+        folder = release.install(self.paths.root, new, self.paths.taken / "payload.tar")
         python = str(self.paths.python)
         self.gw.run([python, "-m", "compileall", "-q", "-j", "0", str(folder / "lib")])
+        release.readable(folder)
         # PYTHONPATH replaces the upgrader's own (the running release's lib); -P: the working folder is
         # not put first on sys.path either, so only the new release's code is imported.
         self.gw.run(["env", f"PYTHONPATH={folder / 'lib'}", python, "-P", "-c", ENTRY_MODULES])
         return folder
 
     def units(self, version: str) -> None:
-        """Install release ``version``'s unit files; reload systemd when one changed."""
+        """Install release ``version``'s users and unit files; reload systemd when a unit changed.
+
+        The users first: a unit naming a user that does not exist fails to start. A release without
+        the file leaves the installed one (and its users, who own files) in place."""
         source = release.releases(self.paths.root) / version / "systemd"
+        users = source / SYSUSERS
+        if users.is_file():
+            self.paths.sysusers.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(users, self.paths.sysusers)
+            self.gw.run(["systemd-sysusers", str(self.paths.sysusers)])
         changed = False
         for name in UNITS:
             new, target = source / name, self.paths.unit_dir / name
@@ -175,6 +207,12 @@ class Upgrade:
 
     def apply(self) -> Manifest:
         """The whole upgrade; returns the release now running. Raises after a rollback."""
+        try:
+            return self._apply()
+        finally:
+            shutil.rmtree(self.paths.taken, ignore_errors=True)
+
+    def _apply(self) -> Manifest:
         self.state = state_json.queued(self.paths.state)
         self.note("verifying")
         new, old = self.check()
@@ -222,6 +260,7 @@ def backup(source: Path, target: Path) -> None:
     finally:
         src.close()
         dst.close()
+    owned_like_folder(partial, partial.parent)  # the api's database again when it is put back
     # The api is stopped: a write-ahead log left beside the target belongs to the file it replaces.
     for suffix in ("-wal", "-shm", "-journal"):
         target.with_name(target.name + suffix).unlink(missing_ok=True)

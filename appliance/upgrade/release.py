@@ -80,6 +80,19 @@ def install(root: Path, manifest: Manifest, payload: Path) -> Path:
     return final
 
 
+def readable(folder: Path) -> None:
+    """Let every user read ``folder`` (a release): the api runs as its own user, and the upgrader writes
+    with a umask of 0077, which tarfile keeps for folders and compileall for the byte code."""
+    for parent, folders, files in os.walk(folder):
+        for name in folders:
+            os.chmod(Path(parent, name), 0o755)  # noqa: S103 (the code of a release is no secret)
+        for name in files:
+            path = Path(parent, name)
+            if not path.is_symlink():
+                os.chmod(path, path.stat().st_mode & 0o7777 | 0o444)
+    os.chmod(folder, 0o755)  # noqa: S103
+
+
 def switch(root: Path, version: str) -> None:
     """Point ``current`` at release ``version`` with one rename (never a moment without a link)."""
     target = releases(root) / version

@@ -22,7 +22,12 @@ files.write(ganesha.MAIN_CONF, ganesha.render_main())
 files.write(ganesha.DROP_IN, ganesha.DROP_IN_TEXT)
 os.makedirs(ganesha.EXPORTS_DIR, exist_ok=True)  # %dir: ganesha will not start without it
 PY
+# The users the units run as (the api's own), as upgrades install them too.
+install -D -m 0644 /opt/arcvsa/current/systemd/arcvsa.sysusers /etc/sysusers.d/arcvsa.conf
+systemd-sysusers /etc/sysusers.d/arcvsa.conf
 systemctl daemon-reload
 systemctl enable arcvsa-firstboot.service arcvsa-console.service arcvsa-api.service
+# The api's folder (its unit's StateDirectory): first boot writes into it as root, and the api's first
+# start gives it and all it holds to arcvsa-api.
 install -d -m 0700 /var/lib/arcvsa
 rm -f /var/lib/arcvsa/firstboot.done /var/lib/arcvsa/firstboot.json

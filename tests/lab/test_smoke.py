@@ -180,9 +180,10 @@ def test_the_image_ships_the_ganesha_config_the_api_writes(booted: BootedApplian
 
 def test_zfs_waits_for_a_partition_link_udev_re_adds(booted: BootedAppliance) -> None:
     """CI once failed a pool create with ENOENT: the -part1 link was gone for over OpenZFS's default 1 s
-    while udev re-added it. The api holds 10 s at each start, live and in modprobe.d (the image carries
-    no such file, so an appliance upgraded in place gets it too); a module back at its default, its file
-    gone, is set again when the api starts, as after an upgrade from a release without it."""
+    while udev re-added it. The control service holds 10 s at each start before it answers the api, live
+    and in modprobe.d (the image carries no such file, so an appliance upgraded in place gets it too); a
+    module back at its default, its file gone, is set again when it starts with the api, as after an
+    upgrade from a release without it."""
     from appliance.control import modparams
 
     vm = booted.vm
@@ -195,8 +196,10 @@ def test_zfs_waits_for_a_partition_link_udev_re_adds(booted: BootedAppliance) ->
     vm.ssh(["tee", param], input_text="1000\n")  # OpenZFS 2.3's default
     started = time.monotonic()
     vm.ssh(["systemctl", "restart", "arcvsa-api.service"], timeout=300)
-    booted.api.wait_health(started, timeout=300)  # it holds the plan before it serves
-    print(f"\napi restarted and healthy in {time.monotonic() - started:.1f} s")
+    booted.api.wait_health(started, timeout=300)
+    # restarted with the api (PartOf); Type=notify: back once it answers, so once the plan is held
+    vm.ssh(["systemctl", "start", "arcvsa-metrics.service"], timeout=300)
+    print(f"\napi restarted and healthy, control service answering, in {time.monotonic() - started:.1f} s")
     assert vm.ssh(["cat", param]).strip() == "10000"
     assert vm.ssh(["cat", modparams.DEVICES]) == modparams.render(
         modparams.DEVICE_WAIT, modparams.DEVICES_HEADER
@@ -395,6 +398,30 @@ def test_a_zfs_event_wakes_the_poller(booted: BootedAppliance) -> None:
     while not woken.search(said := vm.ssh(journal)):  # after a pass under way, if one was
         assert time.monotonic() < deadline, said
         time.sleep(1)
+
+
+def test_the_api_runs_as_its_own_user_and_its_folder_is_all_its_own(booted: BootedAppliance) -> None:
+    """The api holds one capability (port 443) as arcvsa-api, sandboxed; root's control service answers
+    it on a socket of the api's group. Everything root's services wrote into the api's folder by now (first
+    boot's keys, the published state, the locks of the changes above) is the api's, and the control
+    service stages its /etc files in a folder of root's alone."""
+    vm = booted.vm
+    pid = vm.ssh(["systemctl", "show", "--property=MainPID", "--value", "arcvsa-api.service"]).strip()
+    status = dict(
+        line.split(":", 1) for line in vm.ssh(["cat", f"/proc/{pid}/status"]).splitlines() if ":" in line
+    )
+    uid = vm.ssh(["id", "-u", "arcvsa-api"]).strip()
+    assert uid != "0" and status["Uid"].split() == [uid] * 4
+    assert int(status["CapEff"], 16) == 1 << 10, status["CapEff"]  # CAP_NET_BIND_SERVICE alone
+    assert (status["NoNewPrivs"].strip(), status["Seccomp"].strip()) == ("1", "2")
+    sock = "/run/arcvsa-control/control.sock"
+    assert vm.ssh(["stat", "-c", "%a %U %G", sock]).strip() == "660 root arcvsa-api"
+    not_its = vm.ssh(["find", "/var/lib/arcvsa", "(", "!", "-user", "arcvsa-api", "-o", "!", "-group",
+                      "arcvsa-api", ")", "-printf", "%p %u:%g\\n"])  # fmt: skip
+    assert not_its.strip() == "", not_its
+    assert vm.ssh(["stat", "-c", "%a %U", "/var/lib/arcvsa", "/var/lib/arcvsa-control"]).split() == [
+        "750", "arcvsa-api", "700", "root",
+    ]  # fmt: skip
 
 
 def test_the_appliance_booted_under_uefi_from_its_esp(booted: BootedAppliance) -> None:

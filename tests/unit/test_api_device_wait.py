@@ -1,4 +1,4 @@
-"""The api holds the tuning plan, and the zfs device wait where the plan sets none, at start on an
+"""The control service holds the tuning plan, and the zfs device wait where the plan sets none, at start on an
 appliance (a release installed), and only there: an appliance upgraded in place from an image without
 the modprobe.d file gets it from its new release, and one whose plan lived in modprobe.d alone has it
 stored as its plan."""
@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from support.api import make_settings
 
 from api import db
-from api.__main__ import hold_tuning_plan
+from api.metrics.sampler import hold_tuning_plan
 from api.settings import Settings
 from api.tuning import service as tuning
 from appliance.control import modparams
@@ -67,7 +67,9 @@ def test_a_dev_host_is_left_alone(tmp_path: Path) -> None:
     assert files.read(PARAM) == MODULE_DEFAULT and files.read(modparams.DEVICES) is None
 
 
-def test_without_zfs_loaded_the_api_still_starts(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_without_zfs_loaded_the_control_service_still_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     settings, files, factory = appliance(tmp_path)
     hold_tuning_plan(settings, factory, files)  # no /sys/module/zfs: NotFound, logged, not raised
     assert "the tuning plan is not held: no such zfs module parameter" in caplog.text

@@ -350,6 +350,29 @@ def test_the_service_answers_the_api_on_its_socket_and_owns_the_calibration_runs
     assert not service.is_alive() and not sock.exists()
 
 
+def test_the_service_waits_for_the_api_to_make_the_database(tmp_path: Path) -> None:
+    """The api (its own user) makes the database; one this service (root) made first would be root's."""
+    folder = Path(tempfile.mkdtemp(prefix="ctl", dir="/tmp"))
+    sock = folder / "control.sock"
+    settings = make_settings(tmp_path / "data", metrics_interval_seconds=1, control_socket=sock)
+    settings.data_dir.mkdir(parents=True)
+    gw, files, _ = _service_tools(tmp_path / "root")
+    stop = threading.Event()
+    service = threading.Thread(target=sampler.serve, args=(settings, gw, files, stop))
+    service.start()
+    try:
+        time.sleep(1.5)
+        assert sorted(p.name for p in settings.data_dir.iterdir()) == [] and not sock.exists()
+        client_for(settings)  # the api starts: the database, at the newest schema
+        with pytest.raises(ctl.InvalidName):
+            OverSocket(sock, connect_within=30)(changes.destroy_snapshot, "tank/a b@x")
+    finally:
+        stop.set()
+        service.join(10)
+        shutil.rmtree(folder, ignore_errors=True)
+    assert not service.is_alive()
+
+
 def _states(client: TestClient) -> list[str]:
     with client.app.state.sessionmaker() as db:
         return list(db.scalars(select(Calibration.state)))

@@ -195,7 +195,7 @@ def test_a_write_fsyncs_the_new_file_and_then_its_folder(
     monkeypatch.setattr(os, "fsync", noting)
     LocalFiles(tmp_path).write("/etc/modprobe.d/zfs.conf", "options zfs zfs_arc_max=1\n")
     folder = str(tmp_path / "etc/modprobe.d")
-    assert len(synced) == 2 and synced[0].startswith(str(tmp_path / "var/lib/arcvsa/staging/"))
+    assert len(synced) == 2 and synced[0].startswith(str(tmp_path / STAGING.lstrip("/")))
     assert synced[1] == folder
 
 

@@ -22,7 +22,7 @@ def test_same_code_same_payload_whatever_the_work_folder(tmp_path: Path) -> None
     names = {m.name for m in members}
     for needed in ("lib/api/app.py", "lib/zfs_tuning/profiles/generic.yaml", "lib/pydantic_core",
                    "web/index.html", "systemd/arcvsa-api.service", "systemd/arcvsa-firstboot.service",
-                   "systemd/arcvsa-metrics.service", "systemd/arcvsa.slice"):  # fmt: skip
+                   "systemd/arcvsa-metrics.service", "systemd/arcvsa.slice", "systemd/arcvsa.sysusers"):  # fmt: skip
         assert needed in names, needed
     assert not [n for n in names if "__pycache__" in n or n.endswith("direct_url.json")]
     assert {(m.uid, m.gid, m.mtime) for m in members} == {(0, 0, 0)}

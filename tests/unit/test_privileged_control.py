@@ -5,11 +5,13 @@ typed fault, never a hang. The tools are the lab VM's recording 'zfs_clones', re
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import shutil
 import socket
+import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -26,6 +28,7 @@ from api.auth import principals
 from api.backup.service import RestoreRefused
 from api.iscsi import changes as iscsi
 from api.iscsi.schemas import TargetCreate
+from api.metrics import sampler
 from api.privileged import service, verbs, wire
 from api.privileged.client import InProcess, OverSocket
 from api.privileged.host import Host
@@ -263,3 +266,89 @@ def test_every_answer_over_the_socket_forgets_the_sessions_resolved_in_memory(
     with pytest.raises(ctl.InvalidName):  # refused before any tool or table: only the answer moves it
         OverSocket(sock)(changes.destroy_snapshot, "tank/a b@x")
     assert principals.cache.generation() == before + 1
+
+
+# What the api's user does on the appliance, without this checkout (which that user may not read): the
+# system's Python connects, sends one call and prints the answer or the errno.
+AS_THE_API = """
+import socket, sys
+conn = socket.socket(socket.AF_UNIX)
+try:
+    conn.connect(sys.argv[1])
+except OSError as exc:
+    print("errno", exc.errno)
+    sys.exit()
+conn.sendall(sys.argv[2].encode() + b"\\n")
+print(conn.makefile("rb").readline().decode().strip())
+"""
+NOBODY = 65534
+
+
+def _as_nobody(sock: Path, line: str) -> str:
+    said = subprocess.run(
+        ["/usr/bin/python3", "-I", "-c", AS_THE_API, str(sock), line],
+        user=NOBODY, group=NOBODY, extra_groups=[], capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return said.stdout.strip()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="starts a caller as another user")
+def test_the_api_s_user_reaches_the_socket_by_its_group_and_is_answered(
+    tmp_path: Path, short_dir: Path
+) -> None:
+    gateway, files, runner = replay("zfs_clones", tmp_path / "root")
+    client = client_for(make_settings(tmp_path / "data"))
+    client.app.state.storage_gateway, client.app.state.storage_files = gateway, files
+    line = wire.call(changes.destroy_dataset, (CLONE,), {}).decode().strip()
+    short_dir.chmod(0o755)
+    sock = short_dir / "control.sock"
+    server = Server(sock, Host.of(client.app.state), frozenset({0, NOBODY}), group=NOBODY).start()
+    try:
+        assert (sock.stat().st_mode & 0o777, sock.stat().st_gid) == (0o660, NOBODY)
+        assert json.loads(_as_nobody(sock, line)) == {"answer": None}
+    finally:
+        server.close()
+    assert runner.calls[0] == ["zfs", "destroy", CLONE]
+    # a socket of root's group alone: the kernel refuses the connection before the service reads anything
+    server = Server(sock, Host.of(client.app.state), frozenset({0, NOBODY})).start()
+    try:
+        assert _as_nobody(sock, line) == f"errno {errno.EACCES}"
+    finally:
+        server.close()
+    # the group let in, the uid not: the service refuses it
+    server = Server(sock, Host.of(client.app.state), frozenset({0}), group=NOBODY).start()
+    try:
+        carried = json.loads(_as_nobody(sock, line))["error"]
+        assert (carried["type"], carried["message"]) == (
+            wire.name_of(ctl.Refused),
+            f"uid {NOBODY} may not ask the control service",
+        )
+    finally:
+        server.close()
+    assert [c for c in runner.calls if c[:2] == ["zfs", "destroy"]] == [["zfs", "destroy", CLONE]]
+
+
+def test_a_socket_the_api_may_not_reach_is_a_fault_that_says_why(
+    short_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EACCES from connect (the socket's group is not the api's): no waiting for a service that runs."""
+
+    def refused(_self: socket.socket, _address: str) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(socket.socket, "connect", refused)
+    with pytest.raises(ctl.SystemFault, match=r"the api may not reach the control service .* socket's group"):
+        OverSocket(short_dir / "control.sock", connect_within=30)(changes.destroy_snapshot, f"{CLONE}@a")
+
+
+@pytest.mark.parametrize(("caller", "allowed", "group"), [(None, {0}, None), ("nobody", {0, NOBODY}, NOBODY)])
+def test_the_control_service_answers_root_and_the_caller_its_unit_names(
+    tmp_path: Path, caller: str | None, allowed: set[int], group: int | None
+) -> None:
+    settings = make_settings(tmp_path, control_caller=caller)
+    assert sampler._callers(settings) == (frozenset(allowed | {os.geteuid()}), group)
+
+
+def test_a_caller_that_is_no_user_stops_the_control_service_with_its_name(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match=r"the api's user 'arcvsa-nobody' does not exist: systemd-sysusers"):
+        sampler._callers(make_settings(tmp_path, control_caller="arcvsa-nobody"))

@@ -146,10 +146,11 @@ def test_a_stopped_server_is_kept_as_the_outcome_and_left_to_its_own_alert(
 def _nfs(outcomes: list[Reconciled]) -> Reconciled:
     """The exports' outcome; the module parameters' (no plan stored, the device wait held) and the iSCSI
     targets' (none stored) did nothing; the firewall's rule set (the defaults, adopted) is loaded."""
-    nouns = [Noun.nfs_exports, Noun.zfs_parameters, Noun.iscsi_targets, Noun.firewall]
+    nouns = [Noun.nfs_exports, Noun.zfs_parameters, Noun.iscsi_targets, Noun.firewall, Noun.api_folder]
     assert [o.noun for o in outcomes] == nouns
     assert all(o.changes == [] and o.failure is None for o in outcomes[1:3])  # nothing else stored
     assert outcomes[3].failure is None and outcomes[3].changes == ["rule set loaded"]
+    assert outcomes[4].changes == [] and outcomes[4].failure is None  # a test's folder: root's own
     return outcomes[0]
 
 
@@ -210,7 +211,7 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
     files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")  # set by hand
     files.remove(modparams.MODPROBE)  # removed by hand
     runner = _answers("ganesha", _show("ganesha", served=True))
-    exported, tuned, _, _ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
+    exported, tuned, *_ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
     assert exported.changes == [] and tuned.changes == [
         "zfs_txg_timeout set to 10 (was 5)",
         "/etc/modprobe.d/zfs-arcvsa.conf rewritten from the tuning plan",
@@ -222,7 +223,7 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
         db.add(ZfsParameter(name="zfs_gone", value=1))
         db.commit()
     runner = _answers("ganesha", _show("ganesha", served=True))
-    exported, tuned, _, _ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
+    exported, tuned, *_ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
     assert exported.failure is None  # one noun's failure keeps no other from converging
     assert tuned.failure is not None and tuned.failure.error == "NotFound"
     [alert] = drift_alerts([exported, tuned])

@@ -8,6 +8,7 @@ that is not in ``broken``, answering with the version ``current`` points at — 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -32,7 +33,11 @@ class Lab:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.paths = apply.Paths(
-            root=tmp / "opt", data=tmp / "var", unit_dir=tmp / "units", key=tmp / "key.pub"
+            root=tmp / "opt",
+            data=tmp / "var",
+            unit_dir=tmp / "units",
+            sysusers=tmp / "sysusers.d" / "arcvsa.conf",
+            key=tmp / "key.pub",
         )
         self.paths.key.write_text(bundle.public_key_text(KEY))
         self.paths.unit_dir.mkdir()
@@ -51,6 +56,9 @@ class Lab:
 
     def execute(self, argv: Sequence[str], *, timeout: float, input_text: str | None = None) -> Result:
         """The Gateway's runner: every tool for real but systemctl, which this fake systemd answers."""
+        if argv[0] == "systemd-sysusers":  # the users a release's units run as: made, not here
+            self.calls.append([*argv, Path(argv[1]).read_text()])
+            return Result(tuple(argv), 0, "", "")
         if argv[0] != "systemctl":
             return SubprocessRunner().execute(argv, timeout=timeout, input_text=input_text)
         if (
@@ -182,3 +190,57 @@ def test_a_database_copy_never_keeps_a_stale_write_ahead_log(tmp_path: Path) -> 
     assert not (tmp_path / "b.db-wal").exists()
     with sqlite3.connect(copy) as db:
         assert db.execute("SELECT v FROM t").fetchall() == [(1,)]
+
+
+def test_a_release_s_users_are_made_before_its_units_are_installed_and_started(lab: Lab) -> None:
+    users = 'u arcvsa-api - "arcvsa api" /nonexistent /usr/sbin/nologin\n'
+    api_unit = "[Service]\nUser=arcvsa-api\nExecStart=/bin/v2\n"
+    lab.stage(
+        "v2", 2, files={**MODULES, "systemd/arcvsa.sysusers": users, "systemd/arcvsa-api.service": api_unit}
+    )
+    assert lab.upgrade().apply().version == "v2"
+    assert lab.paths.sysusers.read_text() == users
+    assert [c[0] if c[0] == "systemd-sysusers" else " ".join(c[:2]) for c in lab.calls] == [
+        "systemctl stop", "systemd-sysusers", "systemctl daemon-reload", "systemctl start",
+    ]  # fmt: skip
+    assert lab.calls[1] == ["systemd-sysusers", str(lab.paths.sysusers), users]
+
+
+def test_a_release_without_users_leaves_the_installed_ones(lab: Lab) -> None:
+    lab.paths.sysusers.parent.mkdir()
+    lab.paths.sysusers.write_text("u arcvsa-api -\n")
+    lab.stage("v2", 2)
+    assert lab.upgrade().apply().version == "v2"
+    assert lab.paths.sysusers.read_text() == "u arcvsa-api -\n"
+    assert not any(c[0] == "systemd-sysusers" for c in lab.calls)
+
+
+def test_what_is_installed_is_the_bundle_checked_not_the_staged_files_after(lab: Lab) -> None:
+    """The api stages the bundle and may write the staged files still: the upgrader checks and unpacks
+    its own copy, and leaves none behind."""
+    lab.stage("v2", 2)
+    upgrade = lab.upgrade()
+    new, _ = upgrade.check()
+    (lab.paths.staged / "payload.tar").write_bytes(b"swapped after the check")
+    folder = upgrade.prepare(new)
+    assert (folder / "lib/api/app.py").read_text() == MODULES["lib/api/app.py"]
+    lab.paths.staged.joinpath("payload.tar").unlink()
+    lab.stage("v3", 3)
+    assert lab.upgrade().apply().version == "v3"
+    assert not lab.paths.taken.exists()
+
+
+def test_a_release_is_readable_by_every_user_whatever_the_upgrader_s_umask(lab: Lab) -> None:
+    """The api runs as its own user; the upgrader's unit has a umask of 0077."""
+    lab.stage("v2", 2)
+    upgrade = lab.upgrade()
+    new, _ = upgrade.check()
+    before = os.umask(0o077)
+    try:
+        folder = upgrade.prepare(new)
+    finally:
+        os.umask(before)
+    found = [folder, *folder.rglob("*")]
+    assert any(p.suffix == ".pyc" for p in found)  # compileall's, under the same umask
+    assert [p for p in found if p.is_dir() and p.stat().st_mode & 0o555 != 0o555] == []
+    assert [p for p in found if p.is_file() and p.stat().st_mode & 0o444 != 0o444] == []

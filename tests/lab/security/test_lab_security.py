@@ -428,8 +428,8 @@ HARDENING = REPO / "appliance/image/overlay/etc/sysctl.d/60-arcvsa-hardening.con
 # systemd-analyze security's exposure (0 safest, 10 none) each arcvsa unit may have at most: the units'
 # sandboxing as it stands, so that dropping a setting fails here.
 EXPOSURE_AT_MOST = {
-    "arcvsa-api.service": 7.8,
-    "arcvsa-metrics.service": 7.8,
+    "arcvsa-api.service": 1.5,
+    "arcvsa-metrics.service": 7.4,
     "arcvsa-firstboot.service": 8.1,
     "arcvsa-console.service": 0.9,
 }

@@ -1,0 +1,33 @@
+"""The api's folder (/var/lib/arcvsa) is the api's: every file and folder in it owned as the folder is.
+
+Root's processes give what they make there to the api as they make it (files.owned_like_folder). This
+reconciler gives back what something else left root's: an upgrader of an older release (which ran the
+api as root) writing its state after the api it started, or an edit in a root shell. It never follows a
+link and never changes a mode; a folder of root's (a developer's machine) is left as it is.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def reconcile(folder: Path) -> list[str]:
+    """Give what is not the folder owner's back to it; what was given, each with its former owner."""
+    if os.geteuid() != 0:
+        return []
+    top = os.stat(folder)
+    owner = (top.st_uid, top.st_gid)
+    if owner == (0, 0):
+        return []
+    given = []
+    for parent, folders, files in os.walk(folder):  # links to folders are not walked into
+        for name in (*folders, *files):
+            path = Path(parent, name)
+            found = path.lstat()
+            if (found.st_uid, found.st_gid) != owner:
+                os.chown(path, *owner, follow_symlinks=False)
+                given.append(
+                    f"{path.relative_to(folder)} given to the api (was {found.st_uid}:{found.st_gid})"
+                )
+    return given
