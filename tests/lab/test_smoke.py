@@ -267,9 +267,24 @@ def test_file_over_nfs_reaches_the_luns(appliance: ApplianceVm, san: San, tmp_pa
     try:
         _file_over_nfs(vm, san, tmp_path)
     finally:
+        before = _polled_at(vm)  # the service is stopped: a full pass's time that is not this one is new
         started = time.monotonic()  # Type=notify: back when it answers the api's calls
         vm.ssh(["systemctl", "start", "arcvsa-metrics.service"])
         print(f"control service started and answering in {time.monotonic() - started:.1f} s")
+        # Its first pass reconciles every noun under their locks before it publishes: a change asked
+        # meanwhile waits for it, and under emulation beside a booting VM that outlasts the lab client.
+        while (polled := _polled_at(vm)) is None or polled == before:
+            assert time.monotonic() < started + 300, f"no full pass since the start (last {polled})"
+            time.sleep(2)
+        print(
+            f"its first pass (reconcile and publish) done {time.monotonic() - started:.1f} s after the start"
+        )
+
+
+def _polled_at(vm: ApplianceVm) -> str | None:
+    """When the poller last observed every part, as the published state says (None: not yet)."""
+    found = json.loads(vm.ssh(["cat", "/var/lib/arcvsa/state.json"])).get("polled_at")
+    return str(found) if found else None
 
 
 def _file_over_nfs(vm: ApplianceVm, san: San, tmp_path: Path) -> None:
