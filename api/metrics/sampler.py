@@ -269,17 +269,6 @@ class Sampler:
         return self._thread is not None and self._thread.is_alive()
 
 
-def for_appliance(
-    gw: Gateway, files: Files, factory: sessionmaker[Session], settings: Settings
-) -> Sampler | None:
-    """A Sampler when this machine is an appliance (arcstats present), else None."""
-    if files.read(metrics.ARCSTATS) is None:
-        return None
-    return Sampler(
-        gw, files, factory, settings, interval=settings.metrics_interval_seconds, keep=settings.metrics_keep
-    )
-
-
 def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) -> int:
     """Sample into the api's database until ``stop`` is set; at once (nothing to sample) off an appliance.
 
@@ -296,9 +285,14 @@ def serve(settings: Settings, gw: Gateway, files: Files, stop: threading.Event) 
             if stop.wait(1.0):
                 return 0
     engine = db.make_engine(settings.database_url)
-    sampler = for_appliance(gw, files, db.session_factory(engine), settings)
-    if sampler is None:
-        return 0
+    sampler = Sampler(
+        gw,
+        files,
+        db.session_factory(engine),
+        settings,
+        interval=settings.metrics_interval_seconds,
+        keep=settings.metrics_keep,
+    )
     if not db.at_head(engine):
         log.info("waiting for the api to bring the database to the newest schema")
         while not db.at_head(engine):

@@ -20,22 +20,31 @@ from typing import Protocol
 STAGING = "/var/lib/arcvsa-control/staging"
 
 
+def folder_owner(folder: Path) -> tuple[int, int] | None:
+    """The uid and gid root's processes give what they make in ``folder``: the folder's own, when this
+    process is root and the folder is not root's (the api's folder, /var/lib/arcvsa); else None, where
+    there is nothing to give (any other process, a developer's machine)."""
+    if os.geteuid() != 0:
+        return None
+    found = os.stat(folder)
+    owner = (found.st_uid, found.st_gid)
+    return None if owner == (0, 0) else owner
+
+
 def owned_like_folder(file: int | Path, folder: Path) -> None:
-    """Give a file root has just made in ``folder`` the folder's owner and group.
+    """Give a file root has just made in ``folder`` the folder's owner and group (folder_owner).
 
     Root's services (the control service, the upgrader) write into the api's folder (/var/lib/arcvsa),
     whose files must stay the api's to read and replace, as SQLite gives its journals the database's
-    owner. Nothing to do for any other process, or where the folder is root's.
+    owner.
     """
-    if os.geteuid() != 0:
-        return
-    found = os.stat(folder)
-    if (found.st_uid, found.st_gid) == (0, 0):
+    owner = folder_owner(folder)
+    if owner is None:
         return
     if isinstance(file, int):
-        os.fchown(file, found.st_uid, found.st_gid)
+        os.fchown(file, *owner)
     else:
-        os.chown(file, found.st_uid, found.st_gid, follow_symlinks=False)
+        os.chown(file, *owner, follow_symlinks=False)
 
 
 def write_temp(directory: Path, data: bytes, mode: int, prefix: str = ".arcvsa-") -> Path:

@@ -22,10 +22,24 @@ def held(path: Path) -> Iterator[None]:
     """Hold the lock named by ``path`` (created, 0600, with its directory and its directory's owner)
     until the block ends."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    fd = _open(path)
     try:
-        owned_like_folder(fd, path.parent)
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # releases the lock
+
+
+def _open(path: Path) -> int:
+    """The lock file, given the folder's owner only by the open that makes it: a lock is taken on every
+    change, and the file is made once."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    try:
+        owned_like_folder(fd, path.parent)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd

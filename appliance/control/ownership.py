@@ -11,14 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from appliance.control.files import folder_owner
+
 
 def reconcile(folder: Path) -> list[str]:
     """Give what is not the folder owner's back to it; what was given, each with its former owner."""
-    if os.geteuid() != 0:
-        return []
-    top = os.stat(folder)
-    owner = (top.st_uid, top.st_gid)
-    if owner == (0, 0):
+    owner = folder_owner(folder)
+    if owner is None:
         return []
     given = []
     for parent, folders, files in os.walk(folder):  # links to folders are not walked into

@@ -70,6 +70,16 @@ def test_a_lock_made_by_root_is_the_api_s_and_a_link_in_its_place_is_refused(
     assert owner(victim) == (0, 0) and victim.read_text() == "root's\n"
 
 
+def test_a_lock_file_already_there_is_taken_as_it_is(api_folder: Path) -> None:
+    """Only the open that makes a lock file gives it an owner: a lock is taken on every change."""
+    path = api_folder / "pools.lock"
+    path.touch(mode=0o600)
+    os.chown(path, 1, 1)
+    with lock.held(path):
+        pass
+    assert owner(path) == (1, 1)
+
+
 def test_the_published_state_is_the_api_s_to_read(api_folder: Path) -> None:
     store = Store(api_folder / "state.json")
     with store.writing():
