@@ -38,14 +38,17 @@ def git(*argv: str, cwd: Path = REPO, timeout: float = 300) -> str:
     return run(["git", "-C", str(cwd), *argv], timeout=timeout).stdout.strip()
 
 
-def worktree(rev: str) -> Path:
-    """A clean checkout of ``rev`` (made once; reused while it exists)."""
+def worktree(rev: str, upgradable: bool = True) -> Path:
+    """A clean checkout of ``rev`` (made once; reused while it exists); with ``upgradable``, NotUpgradable
+    unless its image could take this tree's bundle."""
     sha = git("rev-parse", "--verify", f"{rev}^{{commit}}")
     tree = PREVIOUS / sha[:12]
     if not (tree / ".git").exists():
         PREVIOUS.mkdir(parents=True, exist_ok=True)
         git("worktree", "prune")
         git("worktree", "add", "--detach", "--force", str(tree), sha)
+    if not upgradable:
+        return tree
     if not (tree / "appliance" / "upgrade").is_dir():
         raise NotUpgradable(f"{rev} ({sha[:12]}) has no appliance/upgrade: it cannot be upgraded in place")
     check_base(tree, f"{rev} ({sha[:12]})")
@@ -87,9 +90,10 @@ def web(tree: Path) -> None:
     run(["npm", "--prefix", str(tree / "web"), "run", "--silent", "build"], timeout=900)
 
 
-def build(rev: str = "HEAD~1") -> dict[str, object]:
-    """Build ``rev``'s image (cached like `make image`); returns its build record (latest.json)."""
-    tree = worktree(rev)
+def build(rev: str = "HEAD~1", upgradable: bool = True) -> dict[str, object]:
+    """Build ``rev``'s image (cached like `make image`); returns its build record (latest.json).
+    ``upgradable=False``: any commit's image, to compare with this tree's (reliability.soak_ab)."""
+    tree = worktree(rev, upgradable)
     out = PREVIOUS / "image"
     seed_cache(out)
     web(tree)

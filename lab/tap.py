@@ -20,6 +20,8 @@ from typing import Literal
 from process import ProcessError, run
 
 NETWORK = ipaddress.IPv4Network("198.51.100.0/24")
+# A second run's link beside the first (reliability.soak_ab boots two appliances): TEST-NET-3.
+SECOND_NETWORK = ipaddress.IPv4Network("203.0.113.0/24")
 # A locally administered MAC, so the guest finds the link's NIC by it (interface names depend on slots).
 GUEST_MAC = "52:54:00:a5:c6:02"
 # networkd applies the first .network file (by name, over /etc, /run and /usr/lib) that matches a link:
@@ -67,14 +69,14 @@ def default_name() -> str:
     return f"arcvsa{os.getpid() % 1_000_000}"
 
 
-def open_link(ifname: str | None = None) -> TapLink:
+def open_link(ifname: str | None = None, network: ipaddress.IPv4Network = NETWORK) -> TapLink:
     """Create the tap device with the host's address, up; the guest end is configured once it boots."""
-    hosts = NETWORK.hosts()
+    hosts = network.hosts()
     host, guest = next(hosts), next(hosts)
     link = TapLink(
         ifname or default_name(),
-        ipaddress.IPv4Interface(f"{host}/{NETWORK.prefixlen}"),
-        ipaddress.IPv4Interface(f"{guest}/{NETWORK.prefixlen}"),
+        ipaddress.IPv4Interface(f"{host}/{network.prefixlen}"),
+        ipaddress.IPv4Interface(f"{guest}/{network.prefixlen}"),
     )
     if not os.path.exists("/dev/net/tun"):
         raise TapUnavailable("no /dev/net/tun on this host")
@@ -96,13 +98,18 @@ def close_link(link: TapLink) -> None:
     run(["ip", "tuntap", "del", "dev", link.ifname, "mode", "tap"], timeout=30)
 
 
-def measured_path(asked: Network, say: Callable[[str], None]) -> tuple[TapLink | None, str]:
+def measured_path(
+    asked: Network,
+    say: Callable[[str], None],
+    ifname: str | None = None,
+    network: ipaddress.IPv4Network = NETWORK,
+) -> tuple[TapLink | None, str]:
     """The tap link when asked for and the host can make one; else qemu's user-mode forwards, saying why
     (a run's JSON names the path its figures were measured on with the second value)."""
     if asked == "user":
         return None, "user"
     try:
-        link = open_link()
+        link = open_link(ifname, network)
     except TapUnavailable as err:
         say(f"no tap link ({err}): the measured traffic goes through qemu's user-mode forwards")
         return None, f"user ({err})"

@@ -29,7 +29,7 @@ RELIABILITY_SEED ?=
 RELIABILITY_ARGS = $(if $(RELIABILITY_SEED),--seed $(RELIABILITY_SEED))
 NFSWRITER := build/nfswriter/nfswriter
 
-.PHONY: reliability reliability-smoke nfswriter soak
+.PHONY: reliability reliability-smoke nfswriter soak soak-ab
 
 ## nfswriter: build tools/nfswriter, the libnfs writer that logs every acknowledged write
 nfswriter: $(NFSWRITER)
@@ -63,3 +63,13 @@ SOAK_NETWORK ?= tap
 soak: image $(NFSWRITER)
 	$(PY) -m reliability.soak --desktops $(SOAK_DESKTOPS) --seconds $(SOAK_SECONDS) \
 		--iops $(SOAK_IOPS) --network $(SOAK_NETWORK)
+
+# The A side defaults to the last commit before the control plane became desired state, reconcilers and
+# one published snapshot: reads then ran tools on the request path.
+SOAK_AB_BEFORE ?= 35dab90
+SOAK_AB_PHASE_SECONDS ?= 150
+SOAK_AB_PHASES ?= 4
+## soak-ab: the soak's load on SOAK_AB_BEFORE's image and this tree's in turns (10 min each); api p99 and CPU per request
+soak-ab: image
+	$(PY) -m reliability.soak_ab --before $(SOAK_AB_BEFORE) --phase-seconds $(SOAK_AB_PHASE_SECONDS) \
+		--phases $(SOAK_AB_PHASES) --network $(SOAK_NETWORK)

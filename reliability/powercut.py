@@ -150,11 +150,13 @@ def say(text: str) -> None:
 class Lab:
     """The SAN, the VM and its api for one run; boots, cuts the power, reboots."""
 
-    def __init__(self, options: Options, tap: TapLink | None = None) -> None:
+    def __init__(
+        self, options: Options, tap: TapLink | None = None, image: tuple[Path, Path] | None = None
+    ) -> None:
         self.options = options
         self.tap = tap  # the measured path over a tap link (lab.tap); else qemu's user-mode forwards
         self.dir = options.directory
-        image, key = image_and_key()
+        image, key = image or image_and_key()  # another image and its lab key: an A/B's earlier side
         self.san = San(
             self.dir / "san", make_luns(self.dir / "san" / "luns", 2, options.lun_mib << 20), tied=True
         )

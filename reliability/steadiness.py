@@ -164,10 +164,10 @@ def cpu_use(samples: list[dict[str, Any]], warmup_s: float, key: str = "cpu") ->
     measured = [s for s in samples if s["at_s"] >= warmup_s and key in s]
     if len(measured) < 2:
         return {}
-    return _between(measured[0][key], measured[-1][key])
+    return cpu_between(measured[0][key], measured[-1][key])
 
 
-def _between(first: dict[str, Any], last: dict[str, Any], top_n: int = 8) -> dict[str, Any]:
+def cpu_between(first: dict[str, Any], last: dict[str, Any], top_n: int = 8) -> dict[str, Any]:
     span_s = (last["total_jiffies"] - first["total_jiffies"]) / USER_HZ / max(1, last["cpus"])
     if span_s <= 0:
         return {}
@@ -197,7 +197,7 @@ def thirds(samples: list[dict[str, Any]], warmup_s: float, end_s: float) -> dict
         a, b = inside[0], inside[-1]
         third: dict[str, Any] = {}
         for key in ("cpu", "host_cpu"):
-            if key in a and key in b and (use := _between(a[key], b[key], top_n=3)):
+            if key in a and key in b and (use := cpu_between(a[key], b[key], top_n=3)):
                 third[key] = {"busy_pct": use["busy_pct"], "by_command_pct": use["by_command_pct"]}
         seconds = b["at_s"] - a["at_s"]
         if "san" in a and "san" in b and seconds > 0:

@@ -65,7 +65,7 @@ def test_a_host_without_tap_falls_back_to_user_mode_and_says_so(monkeypatch: pyt
     said: list[str] = []
     assert tap.measured_path("user", said.append) == (None, "user") and said == []
 
-    def refuse(ifname: str | None = None) -> tap.TapLink:
+    def refuse(ifname: str | None = None, network: object = tap.NETWORK) -> tap.TapLink:
         raise tap.TapUnavailable("no /dev/net/tun on this host")
 
     monkeypatch.setattr(tap, "open_link", refuse)
@@ -89,3 +89,23 @@ def test_a_tap_device_is_made_and_removed_for_real() -> None:
         tap.close_link(link)
     with pytest.raises(ProcessError):
         run(["ip", "link", "show", "dev", link.ifname], timeout=30)  # gone
+
+
+def test_a_second_link_beside_the_first_has_its_own_network() -> None:
+    """The soak A/B's two appliances: one link each, on two networks, so neither route hides the other."""
+    try:
+        first = tap.open_link("arcvsaunit1")
+    except tap.TapUnavailable as err:
+        pytest.skip(f"this host makes no tap devices: {err}")
+    try:
+        second = tap.open_link("arcvsaunit2", tap.SECOND_NETWORK)
+        try:
+            assert (str(second.host), str(second.guest)) == ("203.0.113.1/24", "203.0.113.2/24")
+            route = run(["ip", "-o", "route", "get", str(second.guest.ip)], timeout=30).stdout
+            assert "dev arcvsaunit2" in route
+            route = run(["ip", "-o", "route", "get", str(first.guest.ip)], timeout=30).stdout
+            assert "dev arcvsaunit1" in route
+        finally:
+            tap.close_link(second)
+    finally:
+        tap.close_link(first)
