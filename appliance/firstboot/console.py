@@ -125,12 +125,12 @@ def render_issue(version: str, fqdn: str, report: FirstBootReport | None) -> str
 
 def read_report(root: Path) -> FirstBootReport | None:
     """First boot's report; None before it has written one, a failure when it cannot be read."""
-    text = read_text(root, STATUS_FILE)
-    if text is None:
-        return None
     try:
+        text = read_text(root, STATUS_FILE)
+        if text is None:
+            return None
         return FirstBootReport.model_validate_json(text)
-    except ValidationError:
+    except (OSError, ValidationError):  # the console still shows the product and its address
         return FirstBootReport(
             status="failed", errors=[ReportedError(message=f"{STATUS_FILE} is unreadable")]
         )

@@ -236,6 +236,15 @@ def test_an_unreadable_report_is_shown_as_a_failure(tmp_path: Path, bad: str) ->
     assert got.errors[0].message == "/var/lib/arcvsa/firstboot.json is unreadable"
 
 
+def test_a_report_the_console_may_not_open_is_shown_as_a_failure_not_a_crash(tmp_path: Path) -> None:
+    """The console's unit without the capability to read the api's folder: the product and address
+    still show, with the outcome unreadable."""
+    (tmp_path / "var/lib/arcvsa/firstboot.json").mkdir(parents=True)  # any OSError on open
+    got = console.read_report(tmp_path)
+    assert got is not None and got.status == "failed"
+    assert got.errors[0].message == "/var/lib/arcvsa/firstboot.json is unreadable"
+
+
 @pytest.mark.parametrize("config", ["", "{", "[]", '{"fqdn": 7}', '{"hostname": "vsa"}', '{"fqdn": ""}'])
 def test_no_fqdn_when_appliance_json_has_none(tmp_path: Path, config: str) -> None:
     if config:

@@ -431,7 +431,7 @@ EXPOSURE_AT_MOST = {
     "arcvsa-api.service": 1.5,
     "arcvsa-metrics.service": 7.4,
     "arcvsa-firstboot.service": 8.1,
-    "arcvsa-console.service": 0.9,
+    "arcvsa-console.service": 1.1,
 }
 
 
