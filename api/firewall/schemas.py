@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import ipaddress
 from datetime import datetime
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, Field
+
+from appliance.control import names
 
 
 def _network(value: str) -> str:
     """A network in its usual form (an address alone is its /32 or /128); host bits set is a mistake,
     not rounded away."""
     try:
-        return str(ipaddress.ip_network(value.strip(), strict=True))
+        return names.network(value.strip())
     except ValueError as exc:
         raise ValueError(f"not a network: {value!r} ({exc})") from None
 

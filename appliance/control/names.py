@@ -101,10 +101,26 @@ LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 HOSTNAME = re.compile(rf"{LABEL}(?:\.{LABEL})*\.?")
 
 
+def _ip(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """An IP address without an IPv6 zone: ipaddress takes any text after '%' as one, quotes, spaces
+    and new lines included, and these addresses are written into configuration files and rules."""
+    if "%" in value:
+        raise ValueError(value)
+    return ipaddress.ip_address(value)
+
+
+def network(value: str) -> str:
+    """A network in its usual form (an address alone is its /32 or /128), host bits set refused, no
+    IPv6 zone (see _ip); ValueError saying why."""
+    if "%" in value:
+        raise ValueError("an IPv6 zone ('%') is not part of a network")
+    return str(ipaddress.ip_network(value, strict=True))
+
+
 def host(value: str) -> str:
     """A server to send to: an IP address or a DNS name (RFC 1123 labels, at most 253 characters)."""
     try:
-        ipaddress.ip_address(value)
+        _ip(value)
         return value
     except ValueError:
         pass
@@ -116,7 +132,7 @@ def host(value: str) -> str:
 def address(value: str) -> str:
     """One host address (IPv4 or IPv6, no network, no host name): ESXi clients are listed one by one."""
     try:
-        parsed = ipaddress.ip_address(value)
+        parsed = _ip(value)
     except ValueError:
         raise InvalidName(f"not an IP address: {value!r}") from None
     if parsed.is_unspecified or parsed.is_multicast:

@@ -13,6 +13,8 @@ import re
 import struct
 from collections.abc import Callable
 
+from appliance.control import names
+
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")  # fullmatch: '$' would let a trailing newline in
 MAX_NAME = (
     253  # RFC 1035's 255 octets on the wire, less the length bytes, written as text without the root dot
@@ -122,7 +124,7 @@ def domain_list(value: str) -> str:
     """Comma-separated DNS domains (each as `fqdn` checks a name, one label allowed), as 'a,b'."""
     if not value.strip():
         return ""
-    names = []
+    domains = []
     for number, item in enumerate(value.split(","), start=1):
         if not item.strip():
             raise ValueError(f"entry {number} of {value!r} is empty (a comma too many?)")
@@ -130,13 +132,13 @@ def domain_list(value: str) -> str:
         problem = _domain_problem(name)
         if problem is not None:
             raise ValueError(f"entry {number}, {item.strip()!r}, {problem}")
-        names.append(name)
-    return ",".join(names)
+        domains.append(name)
+    return ",".join(domains)
 
 
 def _network(item: str) -> str:
     try:
-        return str(ipaddress.ip_network(item, strict=True))
+        return names.network(item)
     except ValueError as exc:
         raise ValueError(f"{item!r} is not a network or address ({exc})") from None
 

@@ -325,3 +325,31 @@ def test_addresses_are_single_hosts() -> None:
     ]:
         with pytest.raises(InvalidName):
             names.address(bad)
+
+
+@pytest.mark.parametrize("check", [names.address, names.host, names.network])
+@pytest.mark.parametrize(
+    "zoned",
+    ["fe80::1%eth0", "fe80::1%1", 'fe80::1%x" port="514")', "fe80::1%x *(rw,no_root_squash)", "fe80::1%x\n}"],
+)
+def test_an_ipv6_zone_is_refused_where_an_address_is_written_into_a_file(
+    check: Callable[[str], str], zoned: str
+) -> None:
+    """ipaddress takes any text after '%' as a zone; these values reach rsyslog's, the NFS servers' and
+    nft's configuration as they are."""
+    with pytest.raises((InvalidName, ValueError)):  # a pydantic validator's error, or the names' own
+        check(zoned)
+    assert check(zoned.partition("%")[0]) in ("fe80::1", "fe80::1/128")
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [("10.0.0.0/8", "10.0.0.0/8"), ("192.0.2.7", "192.0.2.7/32"), ("2001:db8::/32", "2001:db8::/32")],
+)
+def test_a_network_is_given_in_its_usual_form(given: str, shown: str) -> None:
+    assert names.network(given) == shown
+
+
+def test_a_network_with_host_bits_set_is_a_mistake_not_rounded() -> None:
+    with pytest.raises(ValueError, match="has host bits set"):
+        names.network("10.0.0.1/8")
