@@ -20,13 +20,14 @@ def reconcile(folder: Path) -> list[str]:
     if owner is None:
         return []
     given = []
-    for parent, folders, files in os.walk(folder):  # links to folders are not walked into
+    # fwalk holds each folder open and works on names relative to it, never into a link: a folder the
+    # api swaps for a link while the walk is under way leads nowhere outside.
+    for parent, folders, files, fd in os.fwalk(folder):
         for name in (*folders, *files):
-            path = Path(parent, name)
-            found = path.lstat()
+            found = os.stat(name, dir_fd=fd, follow_symlinks=False)
             if (found.st_uid, found.st_gid) != owner:
-                os.chown(path, *owner, follow_symlinks=False)
+                os.chown(name, *owner, dir_fd=fd, follow_symlinks=False)
                 given.append(
-                    f"{path.relative_to(folder)} given to the api (was {found.st_uid}:{found.st_gid})"
+                    f"{Path(parent, name).relative_to(folder)} given to the api (was {found.st_uid}:{found.st_gid})"
                 )
     return given

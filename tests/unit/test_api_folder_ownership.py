@@ -136,3 +136,29 @@ def test_the_reconciler_gives_back_what_was_left_root_s_and_follows_no_link(
     assert ownership.reconcile(api_folder) == []  # converged
     assert ownership.reconcile(tmp_path) == []  # a folder of root's is left as it is
     assert owner(victim) == (0, 0)
+
+
+def test_a_folder_swapped_for_a_link_during_the_walk_leads_nowhere_outside(
+    api_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The api owns its folder, so it may swap a folder for a link to elsewhere while the walk is inside
+    it: what the walk does next must stay in the folder it listed."""
+    (api_folder / "a").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("x", "y"):
+        (api_folder / "a" / name).write_text("x")
+        (outside / name).write_text("root's\n")
+    real_chown = os.chown
+
+    def chown_then_swap(path: str | Path, *args: object, **kwargs: object) -> None:
+        real_chown(path, *args, **kwargs)  # type: ignore[arg-type]
+        inside = str(path) in ("x", "y") or str(path).endswith(("/a/x", "/a/y"))
+        if inside and not (api_folder / "a").is_symlink():
+            (api_folder / "a").rename(api_folder / "a.old")
+            (api_folder / "a").symlink_to(outside)
+
+    monkeypatch.setattr(ownership.os, "chown", chown_then_swap)
+    ownership.reconcile(api_folder)
+    assert [owner(outside / name) for name in ("x", "y")] == [(0, 0), (0, 0)]
+    assert [owner(api_folder / "a.old" / name) for name in ("x", "y")] == [API, API]
