@@ -11,8 +11,10 @@ import datetime as dt
 import io
 import json
 import logging
+import os
 import platform
 import socket
+import stat
 import tarfile
 import time
 from collections.abc import Callable
@@ -81,8 +83,17 @@ def _open(box: SecretBox, sealed: bytes | None, found: Secrets) -> str | None:
 
 
 def _file_text(path: Path) -> str | None:
+    """A plain file's text, never a link's target: the bundle is made as root, and some of these files
+    lie in the api's folder."""
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            return handle.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

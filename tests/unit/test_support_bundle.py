@@ -219,6 +219,20 @@ def test_the_bundle_holds_every_item_and_a_manifest_of_them(tmp_path: Path) -> N
         assert not name.endswith((".db", ".key", ".argon2")), name
 
 
+def test_a_link_in_the_api_s_folder_brings_no_file_of_root_s_into_the_bundle(tmp_path: Path) -> None:
+    """The bundle is made as root and reads first boot's outcome from the api's folder: a link there in
+    its place is not followed."""
+    client = _admin(tmp_path)
+    _seed_appliance(client, tmp_path / "root")
+    shadow = tmp_path / "shadow"
+    shadow.write_text('{"root": "$y$j9T$not-for-the-api"}\n')
+    (tmp_path / "data" / "firstboot.json").symlink_to(shadow)
+    top, members, _ = _open(client.post(URL))
+    items = {i.name: i for i in _manifest(members).items}
+    assert items["api/firstboot.json"].status == "missing"
+    assert not any(b"not-for-the-api" in data for data in members.values())
+
+
 def test_no_secret_the_appliance_knows_is_in_any_byte_of_the_bundle(tmp_path: Path) -> None:
     client = _admin(tmp_path)
     secrets = _store_secrets(client)
