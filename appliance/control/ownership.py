@@ -24,10 +24,14 @@ def reconcile(folder: Path) -> list[str]:
     # api swaps for a link while the walk is under way leads nowhere outside.
     for parent, folders, files, fd in os.fwalk(folder):
         for name in (*folders, *files):
-            found = os.stat(name, dir_fd=fd, follow_symlinks=False)
-            if (found.st_uid, found.st_gid) != owner:
+            try:
+                found = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                if (found.st_uid, found.st_gid) == owner:
+                    continue
                 os.chown(name, *owner, dir_fd=fd, follow_symlinks=False)
-                given.append(
-                    f"{Path(parent, name).relative_to(folder)} given to the api (was {found.st_uid}:{found.st_gid})"
-                )
+            except FileNotFoundError:  # removed since the listing (SQLite's journals come and go)
+                continue
+            given.append(
+                f"{Path(parent, name).relative_to(folder)} given to the api (was {found.st_uid}:{found.st_gid})"
+            )
     return given

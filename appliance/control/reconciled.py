@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from appliance.control.errors import ControlError
+from appliance.control.errors import ControlError, InvalidRequest, SystemFault
 from appliance.control.observed import Failure
 
 
@@ -45,4 +45,9 @@ def attempt(noun: Noun, at: Callable[[], datetime], reconcile: Callable[[], list
         changes = reconcile()
     except ControlError as exc:
         return Reconciled(noun=noun, at=at(), failure=Failure.of(exc))
+    except ValueError as exc:  # a stored row the models refuse (ValidationError is one): the others go on
+        refused = InvalidRequest(f"the stored {noun.value} are not valid: {str(exc)[:500]}")
+        return Reconciled(noun=noun, at=at(), failure=Failure.of(refused))
+    except OSError as exc:
+        return Reconciled(noun=noun, at=at(), failure=Failure.of(SystemFault(f"{noun.value}: {exc}")))
     return Reconciled(noun=noun, at=at(), changes=changes)

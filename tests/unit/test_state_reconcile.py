@@ -229,3 +229,27 @@ def test_module_parameters_converge_beside_the_exports_and_one_missing_is_alerte
     [alert] = drift_alerts([exported, tuned])
     assert alert.key == "reconcile/zfs_parameters" and alert.subject == "ZFS module parameters"
     assert "no such zfs module parameter: zfs_gone" in alert.message
+
+
+def test_a_stored_row_the_models_refuse_fails_its_noun_alone(
+    tmp_path: Path, stored: tuple[sessionmaker[Session], Settings]
+) -> None:
+    """The api's database is the api's user's to write: a row it wrote past its own checks (or an older
+    release's) is refused by the control service's models, alerted, and keeps no other noun back."""
+    factory, settings = stored
+    with factory() as db:
+        exports._get(db, 101).protocol = "9"
+        db.commit()
+    files = appliance_root(tmp_path)
+    files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")
+    with factory() as db:
+        tuning.apply(files, settings, db, {"zfs_txg_timeout": 10})
+    files.write(f"{modparams.SYSFS}/zfs_txg_timeout", "5\n")  # set by hand
+    runner = _answers("ganesha")  # nothing may be asked of ganesha
+    exported, tuned, *_ = reconcile.everything(Gateway(FirewallAnswers(runner)), files, factory, settings)
+    assert exported.failure is not None and exported.failure.error == "InvalidRequest"
+    assert "the stored nfs_exports are not valid" in exported.failure.message
+    assert tuned.failure is None and tuned.changes[0] == "zfs_txg_timeout set to 10 (was 5)"
+    assert runner.calls == []
+    [alert, *_] = drift_alerts([exported, tuned])
+    assert alert.key == "reconcile/nfs_exports"
