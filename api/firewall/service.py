@@ -74,7 +74,10 @@ def trial(db: Session, at: float | None = None) -> Trial | None:
     row = db.get(FirewallConfig, 1)
     if row is None or row.trial_json is None or row.trial_until is None:
         return None
-    if row.trial_until <= (time.time() if at is None else at):
+    now = time.time() if at is None else at
+    # A trial lasts TRIAL_SECONDS from its start: one that ends later was not armed here (the api's
+    # user writes this table) and must not hold the reconcile off for ever.
+    if row.trial_until <= now or row.trial_until > now + TRIAL_SECONDS + 1:
         return None
     return Trial(
         settings=FirewallSettings.model_validate_json(row.trial_json),

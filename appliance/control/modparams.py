@@ -13,7 +13,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from appliance.control.errors import InvalidName, NotFound, SystemFault
+from appliance.control.errors import InvalidName, NotFound, Refused, SystemFault
 from appliance.control.files import Files
 
 SYSFS = "/sys/module/zfs/parameters"
@@ -27,6 +27,10 @@ DEVICES = "/etc/modprobe.d/zfs-arcvsa-devices.conf"
 # zfs_vdev_open_timeout_ms, 1 s by default, which a slow udev can outlast. 10 s covers it; a LUN that is
 # really missing at import is declared missing 9 s later.
 DEVICE_WAIT = {"zfs_vdev_open_timeout_ms": 10_000}
+# What no plan may set: each trades acknowledged sync writes for speed (no ZIL replay after a crash, no
+# cache flush to the LUNs), which arcvsa never does to win a benchmark.
+LOSES_WRITES = frozenset({"zil_replay_disable", "zfs_nocacheflush", "zil_nocacheflush"})
+MAX_VALUE = (1 << 63) - 1
 DEVICES_HEADER = (
     "# Written by arcvsa (appliance.control.modparams), which holds it: how long a new partition's\n"
     "# link is waited for (pools.py retries what outlasts it). zfs-arcvsa.conf holds the tuning plan's.\n"
@@ -69,10 +73,16 @@ def current(files: Files, name: str) -> int:
 
 
 def check(params: dict[str, int]) -> None:
-    """InvalidName for the first name that is not a zfs module parameter's."""
-    for name in params:
+    """InvalidName for the first name that is not a zfs module parameter's, Refused for one that would
+    lose acknowledged writes or a value that is not a whole number of 0 to 2^63-1. The api's routes and
+    the control service (a plan it reads back from the api's database) check alike."""
+    for name, value in params.items():
         if not NAME.fullmatch(name):
             raise InvalidName(f"not a zfs module parameter name: {name!r}")
+        if name in LOSES_WRITES:
+            raise Refused(f"{name} is not set by arcvsa: with it, a power cut loses acknowledged writes")
+        if type(value) is not int or not 0 <= value <= MAX_VALUE:
+            raise Refused(f"{name}: {value!r} is not a whole number from 0 to {MAX_VALUE}")
 
 
 def hold(files: Files, plan: dict[str, int]) -> Held:

@@ -89,6 +89,9 @@ def test_parameters_are_applied_live_and_persisted(flow: Flow) -> None:
         ({"zfs_txg_timeout": -1}, 422),
         ({"zfs_txg_timeout": "ten"}, 422),
         ({}, 422),
+        ({"zfs_txg_timeout": 10, "zil_replay_disable": 1}, 422),  # each loses acknowledged writes
+        ({"zfs_txg_timeout": 10, "zfs_nocacheflush": 1}, 422),
+        ({"zfs_txg_timeout": 10, "zil_nocacheflush": 1}, 422),
     ],
 )
 def test_bad_parameters_write_nothing(flow: Flow, params: dict[str, Any], status: int) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from appliance.control import modparams
-from appliance.control.errors import InvalidName, NotFound, SystemFault
+from appliance.control.errors import InvalidName, NotFound, Refused, SystemFault
 from appliance.control.files import LocalFiles
 
 PREFIXES = ("zfs", "l2arc", "zil", "spa", "metaslab", "zio", "dbuf", "vdev")
@@ -76,6 +76,34 @@ def test_a_bad_name_is_refused_before_anything_is_written(files: LocalFiles) -> 
     assert files.read(sysfs("zfs_txg_timeout")) == before
     assert files.read(sysfs("zfs_vdev_open_timeout_ms")) == "1000\n"
     assert files.read(MODPROBE) is None and files.read(DEVICES) is None
+
+
+@pytest.mark.parametrize(
+    ("plan", "said"),
+    [
+        ({"zil_replay_disable": 0}, "zil_replay_disable is not set by arcvsa"),
+        ({"zfs_nocacheflush": 1}, "zfs_nocacheflush is not set by arcvsa"),
+        ({"zil_nocacheflush": 1}, "zil_nocacheflush is not set by arcvsa"),
+        ({"zfs_txg_timeout": -1}, "zfs_txg_timeout: -1 is not a whole number"),
+        ({"zfs_txg_timeout": 1 << 63}, "is not a whole number from 0 to 9223372036854775807"),
+        ({"zfs_txg_timeout": "10"}, "zfs_txg_timeout: '10' is not a whole number"),  # a row stored as text
+        ({"zfs_txg_timeout": True}, "zfs_txg_timeout: True is not a whole number"),
+    ],
+)
+def test_a_plan_read_back_from_the_database_is_checked_as_the_api_checks_it(
+    files: LocalFiles, plan: dict[str, object], said: str
+) -> None:
+    """The control service holds what it reads from the api's database: a row written past the api's
+    checks is refused before anything is written."""
+    before = {name: files.read(sysfs(name)) for name in ("zfs_txg_timeout", "zfs_arc_max")}
+    with pytest.raises(Refused, match=said):
+        modparams.hold(files, {"zfs_arc_max": 1 << 30, **plan})  # type: ignore[dict-item]
+    assert {name: files.read(sysfs(name)) for name in before} == before
+    assert files.read(MODPROBE) is None
+
+
+def test_the_largest_value_a_parameter_takes_is_accepted() -> None:
+    modparams.check({"zfs_arc_max": (1 << 63) - 1, "zfs_txg_timeout": 0})
 
 
 def test_only_changed_values_are_written_live(files: LocalFiles) -> None:
