@@ -57,6 +57,8 @@ class NfsSection(Section):
                 restoring.lost("export", str(e.export_id), f"its dataset {e.dataset} is missing")
             elif found.type != "FILESYSTEM" or not (mountpoint or "").startswith("/"):
                 restoring.lost("export", str(e.export_id), f"{e.dataset} is not a mounted file system")
+            elif mountpoint != f"/{e.dataset}":
+                restoring.lost("export", str(e.export_id), f"{e.dataset} is mounted at {mountpoint}")
             else:
                 kept.append(Export(**{**e.model_dump(), "path": str(mountpoint)}))
         check_set(kept)

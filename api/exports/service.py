@@ -126,6 +126,11 @@ def _mountpoint(gw: Gateway, dataset: str) -> str:
         raise InvalidRequest(
             f"{dataset} is not a mounted file system (type {found.type}, mountpoint {found.mountpoint})"
         )
+    if found.mountpoint != f"/{dataset}":
+        raise InvalidRequest(
+            f"{dataset} is mounted at {found.mountpoint}: arcvsa exports a dataset at its own mount point,"
+            f" /{dataset} (zfs inherit mountpoint {dataset})"
+        )
     return str(found.mountpoint)
 
 

@@ -38,6 +38,35 @@ RESERVED_POOLS = {
     "special",
     "dedup",
 }
+# A pool mounts at /<name>, and an export's path is its dataset's mount point: a pool named as one of
+# the system's top folders would mount over it, and an export of <that>/x would serve a system folder.
+SYSTEM_FOLDERS = frozenset(
+    [
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "home",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "lost+found",
+        "media",
+        "mnt",
+        "opt",
+        "proc",
+        "root",
+        "run",
+        "sbin",
+        "snap",
+        "srv",
+        "sys",
+        "tmp",
+        "usr",
+        "var",
+    ]
+)
 
 
 def _check(pattern: re.Pattern[str], value: str, what: str) -> str:
@@ -51,6 +80,8 @@ def pool(name: str) -> str:
     _check(POOL, name, "pool name")
     if name.lower() in RESERVED_POOLS or re.fullmatch(r"c[0-9].*", name):
         raise InvalidName(f"reserved pool name: {name!r}")
+    if name in SYSTEM_FOLDERS:
+        raise InvalidName(f"a pool named {name!r} would mount over the system's /{name}")
     return name
 
 

@@ -149,6 +149,8 @@ def test_good_names_pass_unchanged(check: Callable[[str], str], good: str) -> No
         (names.pool, "c0"),
         (names.pool, "c9t0d0"),
         (names.pool, "tank\n"),
+        (names.pool, "etc"),  # would mount over /etc
+        (names.pool, "usr"),
         (names.object_name, ""),
         (names.object_name, "B" * 49),
         (names.object_name, "0lun"),

@@ -65,7 +65,23 @@ def test_the_dataset_is_below_a_pool_root(dataset: str) -> None:
     ["/a", "/" + "p" * 255, "/tank/ds1/v.d:i_1-2", "/tank/..x", "/tank/x..", "/tank/.x", "/tank/x.", "/1"],
 )
 def test_safe_paths(path: str) -> None:
-    assert export(path=path).path == path
+    """Safe in shape: refused only because they are not tank/ds1's mount point (the last check)."""
+    with pytest.raises(InvalidName, match="is not tank/ds1's mount point /tank/ds1"):
+        export(path=path)
+
+
+@pytest.mark.parametrize("path", ["/etc", "/root", "/var/lib/arcvsa", "/opt/arcvsa", "/tank", "/tank/ds10"])
+def test_a_path_other_than_the_dataset_s_mount_point_is_refused(path: str) -> None:
+    """A row the api's user wrote by hand: root's NFS server must never serve another folder."""
+    with pytest.raises(InvalidName, match=f"export 101: {path} is not tank/ds1's mount point"):
+        export(path=path)
+    assert export(path="/tank/ds1").path == "/tank/ds1"
+
+
+@pytest.mark.parametrize("pool", ["etc", "root", "var", "usr", "opt", "boot", "proc", "lost+found"])
+def test_a_dataset_in_a_pool_named_as_a_system_folder_is_refused(pool: str) -> None:
+    with pytest.raises(InvalidName):
+        export(dataset=f"{pool}/ssh", path=f"/{pool}/ssh")
 
 
 def _hostile_paths() -> list[str]:
@@ -117,7 +133,7 @@ def test_a_set_of_separate_exports_is_fine() -> None:
 
 def test_export_ids_are_unique() -> None:
     with pytest.raises(Conflict, match="share an export id"):
-        check_set([export(path="/tank/a"), export(path="/tank/b")])
+        check_set([export(path="/tank/a", dataset="tank/a"), export(path="/tank/b", dataset="tank/b")])
 
 
 def test_one_path_to_other_hosts_over_either_protocol_is_fine() -> None:

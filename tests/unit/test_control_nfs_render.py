@@ -327,7 +327,10 @@ def test_knfsd_line_is_exactly_this() -> None:
     ],
 )
 def test_knfsd_serves_only_the_versions_in_use(protocols: list[Protocol], v3: str, v4: str) -> None:
-    exports = [export(export_id=200 + i, protocol=p, path=f"/tank/ds{i}") for i, p in enumerate(protocols)]
+    exports = [
+        export(export_id=200 + i, protocol=p, dataset=f"tank/ds{i}", path=f"/tank/ds{i}")
+        for i, p in enumerate(protocols)
+    ]
     assert knfsd.render_nfs_conf(exports) == KNFSD_HEADER + (
         f"[nfsd]\nvers2=n\nvers3={v3}\nvers4={v4}\nvers4.0=n\nvers4.1={v4}\nvers4.2=n\n"
         "[mountd]\nport=20048\n[lockd]\nport=32803\nudp-port=32803\n"

@@ -227,7 +227,7 @@ def test_a_link_in_the_api_s_folder_brings_no_file_of_root_s_into_the_bundle(tmp
     shadow = tmp_path / "shadow"
     shadow.write_text('{"root": "$y$j9T$not-for-the-api"}\n')
     (tmp_path / "data" / "firstboot.json").symlink_to(shadow)
-    top, members, _ = _open(client.post(URL))
+    _, members, _ = _open(client.post(URL))
     items = {i.name: i for i in _manifest(members).items}
     assert items["api/firstboot.json"].status == "missing"
     assert not any(b"not-for-the-api" in data for data in members.values())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from appliance.control import names
 from appliance.control.errors import Conflict, InvalidName
@@ -53,6 +53,16 @@ class Export(BaseModel):
         ):
             raise InvalidName(f"not a safe export path: {value!r}")
         return value
+
+    @model_validator(mode="after")
+    def _mount_point(self) -> Export:
+        # Where the dataset mounts (arcvsa makes every dataset at its default mount point): a stored path
+        # can then never name another folder for root's NFS server to serve.
+        if self.path != f"/{self.dataset}":
+            raise InvalidName(
+                f"export {self.export_id}: {self.path} is not {self.dataset}'s mount point /{self.dataset}"
+            )
+        return self
 
     @field_validator("clients")
     @classmethod
