@@ -64,6 +64,19 @@ def write_temp(directory: Path, data: bytes, mode: int, prefix: str = ".arcvsa-"
     return Path(name)
 
 
+def _folders(folder: Path) -> None:
+    """``folder`` and its missing parents, each 0755 whatever the umask: a configuration folder in /etc
+    (/etc/exports.d) is read by the api's user and by daemons that drop their privileges, and the
+    control service runs with umask 0077."""
+    missing = []
+    while not folder.is_dir():
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        made.mkdir(exist_ok=True)
+        made.chmod(0o755)
+
+
 def fsync_dir(directory: Path) -> None:
     """Make the renames in ``directory`` durable."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
@@ -110,7 +123,7 @@ class LocalFiles:
         if self.read(path) == text:
             return False
         target = self._at(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        _folders(target.parent)
         tmp = write_temp(self._staging(target.parent), text.encode("utf-8"), mode, f".{target.name}.")
         try:
             os.replace(tmp, target)

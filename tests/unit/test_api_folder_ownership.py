@@ -55,6 +55,22 @@ def test_a_config_file_written_into_etc_stays_root_s(tmp_path: Path) -> None:
     assert owner(tmp_path / "root/etc/x.conf") == (0, 0)
 
 
+def test_a_config_folder_root_makes_is_readable_by_the_api_under_the_service_s_umask(tmp_path: Path) -> None:
+    """/etc/exports.d is not on the image: the control service (umask 0077) makes it with knfsd's first
+    export, and the api reads the export files there to say which are served."""
+    files = LocalFiles(tmp_path / "root")
+    (tmp_path / "root/etc").mkdir(parents=True)
+    old = os.umask(0o077)
+    try:
+        files.write("/etc/exports.d/deep/arcvsa-101.exports", "/tank/ds1 10.0.2.2(rw)\n")
+    finally:
+        os.umask(old)
+    for folder in ("etc/exports.d", "etc/exports.d/deep"):
+        assert (tmp_path / "root" / folder).stat().st_mode & 0o777 == 0o755, folder
+    assert (tmp_path / "root/etc/exports.d/deep/arcvsa-101.exports").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "root/etc").stat().st_mode & 0o777 == 0o755  # a folder that was there is left
+
+
 def test_a_lock_made_by_root_is_the_api_s_and_a_link_in_its_place_is_refused(
     api_folder: Path, tmp_path: Path
 ) -> None:
