@@ -156,14 +156,14 @@ class Lab:
         self.options = options
         self.tap = tap  # the measured path over a tap link (lab.tap); else qemu's user-mode forwards
         self.dir = options.directory
-        image, key = image or image_and_key()  # another image and its lab key: an A/B's earlier side
+        disk, key = image or image_and_key()  # another image and its lab key: an A/B's earlier side
         self.san = San(
             self.dir / "san", make_luns(self.dir / "san" / "luns", 2, options.lun_mib << 20), tied=True
         )
         iso, _ = appliance_env.prepare(self.dir / "vm" / "env", key)
         self.vm = ApplianceVm(
             VmConfig(
-                image,
+                disk,
                 self.dir / "vm",
                 self.san.socket,
                 self.san.luns,
