@@ -51,7 +51,6 @@ SYSTEM_FOLDERS = frozenset(
         "lib32",
         "lib64",
         "libx32",
-        "lost+found",
         "media",
         "mnt",
         "opt",

@@ -355,3 +355,17 @@ def test_a_network_is_given_in_its_usual_form(given: str, shown: str) -> None:
 def test_a_network_with_host_bits_set_is_a_mistake_not_rounded() -> None:
     with pytest.raises(ValueError, match="has host bits set"):
         names.network("10.0.0.1/8")
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        *("bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt"),
+        *("opt", "proc", "root", "run", "sbin", "snap", "srv", "sys", "tmp", "usr", "var"),
+    ],
+)
+def test_a_pool_is_not_named_as_a_system_top_folder(folder: str) -> None:
+    """It would mount over the folder, and an export of its datasets would serve the system's files."""
+    with pytest.raises(InvalidName, match=f"would mount over the system's /{folder}"):
+        names.pool(folder)
+    assert names.pool(f"{folder}x") == f"{folder}x"
