@@ -203,10 +203,11 @@ def keep_logs(directory: Path, target: Path) -> None:
     if logs.is_dir():
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(logs, target)
-    console = directory / "vm" / "console.log"
-    if console.is_file():
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(console, target / "console.log")
+    for name in ("console.log", "qemu.log"):  # the guest's, and qemu's own (why it ended)
+        kept = directory / "vm" / name
+        if kept.is_file():
+            target.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(kept, target / name)
 
 
 if __name__ == "__main__":

@@ -218,7 +218,17 @@ class Lab:
                 self.early_panics.append(" | ".join(oops[:2]))
                 say(f"guest kernel panic in early boot (before ZFS loaded): {oops[:2]}; starting qemu again")
                 self.power_cut()
-        raise RuntimeError(f"the guest panicked in early boot three times: {self.early_panics}")
+            except vmconsole.ConsoleError:
+                if self.vm.console.is_file() and self.vm.console.stat().st_size:
+                    raise  # the guest had started: its end is the appliance's
+                # qemu itself ended before the guest printed a line: a host port its forwards bind
+                # taken meanwhile by another process's connection is the lab's, and passes
+                why = vmconsole.tail(self.vm.log, 3).replace("\n", " | ")
+                self.early_panics.append(f"qemu ended before the guest printed anything: {why}")
+                say(f"qemu ended before the guest printed anything ({why}); starting it again in 5 s")
+                self.power_cut()
+                time.sleep(5)
+        raise RuntimeError(f"the guest did not come up in three starts: {self.early_panics}")
 
     def wait_ssh(self) -> None:
         """SSH up (the txg watcher and the restarts go through it); when it is not, the firewall as the
