@@ -13,6 +13,7 @@ import queue
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -26,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 BOOTED = re.compile(r"lab appliance up in|the lab appliance did not come up")
 BOOT_SECONDS = 900
+# "Ctrl-C stops everything": the terminal is back within this, with nothing left listening or running.
+STOP_SECONDS = 60
 
 
 class Demo:
@@ -69,8 +72,19 @@ class Demo:
                 return line
         pytest.fail(f"make demo printed no {pattern.pattern!r} within {seconds:.0f} s")
 
+    def interrupt(self) -> float:
+        """Ctrl-C, as a user ends it; seconds until `make demo` ended (it stops the lab appliance, the api
+        and vcsim first). Fails if it is still running after STOP_SECONDS."""
+        started = time.monotonic()
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            self.proc.wait(timeout=STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"make demo was still running {STOP_SECONDS} s after Ctrl-C")
+        return time.monotonic() - started
+
     def stop(self) -> None:
-        """Ctrl-C, as a user ends it; the demo stops the lab appliance, the api and vcsim."""
+        """Whatever happened, nothing of this demo outlives the test."""
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGINT)
             try:
@@ -78,6 +92,42 @@ class Demo:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=30)
+
+
+def printed_ports(printed: str) -> dict[str, int]:
+    """Every port the demo told the user to use: its web UI, vcsim, and the lab appliance's web and SSH."""
+    patterns = {
+        "arcvsa": r"arcvsa is up:\s+https://[^:/\s]+:(\d+)",
+        "vcsim": r"address \S+\s+port (\d+)",
+        "lab appliance web": r"web/api\s+https://127\.0\.0\.1:(\d+)",
+        "lab appliance ssh": r"-p (\d+) root@",
+    }
+    ports = {}
+    for name, pattern in patterns.items():
+        found = re.search(pattern, printed)
+        assert found, f"the demo printed no {name} port"
+        ports[name] = int(found.group(1))
+    return ports
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(2)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def processes_of(folder: Path) -> list[str]:
+    """Command lines naming `folder` (the lab appliance's qemu and the SAN name their disks in it)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        text = " ".join(arg.decode(errors="replace") for arg in argv)
+        if str(folder) in text and "pytest" not in text:
+            found.append(f"{cmdline.parent.name}: {text[:200]}")
+    return found
 
 
 def test_the_demo_deploys_destroys_and_deploys_again(capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,5 +156,12 @@ def test_the_demo_deploys_destroys_and_deploys_again(capsys: pytest.CaptureFixtu
             ]
             run = subprocess.run(argv, cwd=WEB, env=env, timeout=3000, check=False)
         assert run.returncode == 0, "the Playwright demo journey failed (its output is above)"
+        ports = printed_ports(printed)
+        seconds = demo.interrupt()
+        print(f"Ctrl-C ended make demo in {seconds:.1f} s")
+        still = [f"{name} ({port})" for name, port in ports.items() if listening(port)]
+        assert not still, f"after Ctrl-C these still answer: {', '.join(still)}"
+        leftovers = processes_of(ROOT / "var" / "demo")
+        assert not leftovers, "after Ctrl-C these still run:\n" + "\n".join(leftovers)
     finally:
         demo.stop()
