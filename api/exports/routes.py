@@ -14,9 +14,13 @@ from api.storage.routes import REFUSED
 
 router = APIRouter(prefix="/api/storage", tags=["exports"])
 
+# The reads run on the event loop: a few SQLite rows (WAL: never waiting for a writer) and, for knfsd, its
+# small export files cost less than the hop to a worker thread and its GIL hand-offs under a dashboard's
+# polling.
+
 
 @router.get("/nfs", responses=REFUSED)
-def nfs_state(state: MaybeSnapshot, fs: Fs, db: Db, settings: AppSettings) -> NfsState:
+async def nfs_state(state: MaybeSnapshot, fs: Fs, db: Db, settings: AppSettings) -> NfsState:
     """The NFS server in use (ganesha or knfsd) and every export."""
     return service.state(state, fs, db, settings)
 
@@ -28,7 +32,7 @@ def set_backend(body: BackendChoice, control: Controlled) -> NfsState:
 
 
 @router.get("/exports", responses=REFUSED)
-def list_exports(state: MaybeSnapshot, fs: Fs, db: Db, settings: AppSettings) -> list[ExportView]:
+async def list_exports(state: MaybeSnapshot, fs: Fs, db: Db, settings: AppSettings) -> list[ExportView]:
     """Every export with whether the NFS server serves it now."""
     return service.views(state, fs, db, settings)
 
@@ -53,6 +57,6 @@ def delete_export(export_id: int, control: Controlled) -> Response:
 
 
 @router.get("/exports/{export_id}/io", responses=REFUSED)
-def export_io(export_id: int, state: Snapshot, db: Db, settings: AppSettings) -> ExportIOView:
+async def export_io(export_id: int, state: Snapshot, db: Db, settings: AppSettings) -> ExportIOView:
     """Client read/write counters of one export as last observed (ganesha; knfsd answers zeros)."""
     return service.io(state.observed, db, settings, export_id)
