@@ -52,15 +52,15 @@ class NfsSection(Section):
         kept = []
         for e in value.exports if value is not None else []:
             found = restoring.found.get(e.dataset)
-            mountpoint = found.mountpoint if found is not None else None
-            if found is None:
-                restoring.lost("export", str(e.export_id), f"its dataset {e.dataset} is missing")
-            elif found.type != "FILESYSTEM" or not (mountpoint or "").startswith("/"):
-                restoring.lost("export", str(e.export_id), f"{e.dataset} is not a mounted file system")
-            elif mountpoint != f"/{e.dataset}":
-                restoring.lost("export", str(e.export_id), f"{e.dataset} is mounted at {mountpoint}")
+            reason = (
+                f"its dataset {e.dataset} is missing"
+                if found is None
+                else exports.unexportable(e.dataset, found)
+            )
+            if reason is not None:
+                restoring.lost("export", str(e.export_id), reason)
             else:
-                kept.append(Export(**{**e.model_dump(), "path": str(mountpoint)}))
+                kept.append(Export(**{**e.model_dump(), "path": f"/{e.dataset}"}))
         check_set(kept)
         if kept or exports.desired(ctx.db):  # served now, or this appliance's to stop serving
             restoring.converge(self)

@@ -25,6 +25,7 @@ from api.exports.table import NfsExport, StorageSetting
 from api.settings import Settings
 from api.state.snapshot import Published, required
 from appliance.control import datasets, lock
+from appliance.control.datasets import Dataset
 from appliance.control.errors import AlreadyExists, InvalidRequest, NotFound
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
@@ -120,17 +121,24 @@ def _refuse_duplicate(
             )
 
 
-def _mountpoint(gw: Gateway, dataset: str) -> str:
-    found = datasets.get(gw, dataset)
+def unexportable(dataset: str, found: Dataset) -> str | None:
+    """Why ``found`` (the dataset named ``dataset``) cannot be exported, or None: arcvsa exports a mounted
+    file system at its own mount point, the path ESXi mounts and the one a restore looks up again."""
     if found.type != "FILESYSTEM" or not (found.mountpoint or "").startswith("/"):
-        raise InvalidRequest(
-            f"{dataset} is not a mounted file system (type {found.type}, mountpoint {found.mountpoint})"
-        )
+        return f"{dataset} is not a mounted file system (type {found.type}, mountpoint {found.mountpoint})"
     if found.mountpoint != f"/{dataset}":
-        raise InvalidRequest(
+        return (
             f"{dataset} is mounted at {found.mountpoint}: arcvsa exports a dataset at its own mount point,"
             f" /{dataset} (zfs inherit mountpoint {dataset})"
         )
+    return None
+
+
+def _mountpoint(gw: Gateway, dataset: str) -> str:
+    found = datasets.get(gw, dataset)
+    reason = unexportable(dataset, found)
+    if reason is not None:
+        raise InvalidRequest(reason)
     return str(found.mountpoint)
 
 

@@ -18,6 +18,7 @@ from support.api import client_for, logged_in, make_settings
 
 from api.exports import service
 from api.exports.table import NfsExport, StorageSetting
+from appliance.control.datasets import Dataset
 from appliance.control.errors import ToolMissing
 from appliance.control.files import LocalFiles
 from appliance.control.gateway import Gateway, Result
@@ -216,3 +217,24 @@ def test_api_start_on_an_appliance_serves_the_chosen_backend(tmp_path: Path) -> 
     assert at_start.runner.calls and at_start.runner.calls == by_put.runner.calls[:-1]
     assert by_put.runner.calls[-1][-2:] == ["org.ganesha.nfsd.exportmgr", "ShowExports"]
     assert at_start.files.read(ganesha.MAIN_CONF) == ganesha.render_main()
+
+
+def _dataset(kind: str, mountpoint: str | None) -> Dataset:
+    return Dataset(name="tank/ds1", type=kind, used=0, available=0, referenced=0, logicalused=0,
+                   compressratio=1.0, mountpoint=mountpoint, origin=None, properties={}, local=[])  # fmt: skip
+
+
+def test_a_dataset_is_exported_only_at_its_own_mount_point() -> None:
+    """The rule both a new export and a restored one obey, one wrong property at a time."""
+    assert service.unexportable("tank/ds1", _dataset("FILESYSTEM", "/tank/ds1")) is None
+    volume = service.unexportable("tank/ds1", _dataset("VOLUME", None))
+    assert volume == "tank/ds1 is not a mounted file system (type VOLUME, mountpoint None)"
+    for unmounted in ("legacy", "none", "-", None):
+        reason = service.unexportable("tank/ds1", _dataset("FILESYSTEM", unmounted))
+        assert reason is not None and "is not a mounted file system" in reason
+    for elsewhere in ("/tank/ds1/", "/tank/ds", "/mnt/tank/ds1", "/tank"):
+        reason = service.unexportable("tank/ds1", _dataset("FILESYSTEM", elsewhere))
+        assert reason == (
+            f"tank/ds1 is mounted at {elsewhere}: arcvsa exports a dataset at its own mount point,"
+            " /tank/ds1 (zfs inherit mountpoint tank/ds1)"
+        )
