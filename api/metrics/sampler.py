@@ -324,7 +324,7 @@ def hold_tuning_plan(settings: Settings, factory: sessionmaker[Session], files: 
     try:
         with tuning.changing(settings), factory() as session:
             changed = tuning.reconcile(files or LocalFiles("/"), session)
-    except (ControlError, OSError, ValueError) as err:  # ValueError: a stored row the plan refuses
+    except (ControlError, OSError) as err:
         log.warning("the tuning plan is not held: %s", err)
         return
     if changed:

@@ -13,7 +13,7 @@ import re
 
 from pydantic import BaseModel, Field
 
-from appliance.control.errors import InvalidName, NotFound, Refused, SystemFault
+from appliance.control.errors import BadOutput, InvalidName, NotFound, Refused, SystemFault
 from appliance.control.files import Files
 
 SYSFS = "/sys/module/zfs/parameters"
@@ -69,7 +69,10 @@ def current(files: Files, name: str) -> int:
     text = files.read(f"{SYSFS}/{name}")
     if text is None:
         raise NotFound(f"no such zfs module parameter: {name} (is zfs loaded?)")
-    return int(text.strip())
+    try:
+        return int(text.strip())
+    except ValueError:  # a parameter that takes a word or a list, which no plan sets
+        raise BadOutput(f"{SYSFS}/{name} holds {text.strip()!r}, not a whole number") from None
 
 
 def check(params: dict[str, int]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from appliance.control import modparams
-from appliance.control.errors import InvalidName, NotFound, Refused, SystemFault
+from appliance.control.errors import BadOutput, InvalidName, NotFound, Refused, SystemFault
 from appliance.control.files import LocalFiles
 
 PREFIXES = ("zfs", "l2arc", "zil", "spa", "metaslab", "zio", "dbuf", "vdev")
@@ -141,6 +141,9 @@ def test_current_reads_the_value_in_effect(files: LocalFiles) -> None:
     assert modparams.current(files, "zfs_arc_max") == 4294967296
     with pytest.raises(NotFound, match="zfs_arc_min"):
         modparams.current(files, "zfs_arc_min")
+    files.write(sysfs("zfs_vdev_raidz_impl"), "cycle [fastest] original scalar\n")
+    with pytest.raises(BadOutput, match="zfs_vdev_raidz_impl holds 'cycle"):
+        modparams.current(files, "zfs_vdev_raidz_impl")
 
 
 def test_render_sorts_and_writes_integers() -> None:
