@@ -3,7 +3,9 @@ soak's and the bench's choice of path."""
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -75,37 +77,34 @@ def test_a_host_without_tap_falls_back_to_user_mode_and_says_so(monkeypatch: pyt
     ]
 
 
-def test_a_tap_device_is_made_and_removed_for_real() -> None:
+@contextlib.contextmanager
+def made(ifname: str, network: ipaddress.IPv4Network = tap.NETWORK) -> Iterator[tap.TapLink]:
+    """A tap device for real, removed after; the test is skipped on a host that makes none."""
     try:
-        link = tap.open_link("arcvsaunit0")
+        link = tap.open_link(ifname, network)
     except tap.TapUnavailable as err:
         pytest.skip(f"this host makes no tap devices: {err}")
     try:
+        yield link
+    finally:
+        tap.close_link(link)
+
+
+def test_a_tap_device_is_made_and_removed_for_real() -> None:
+    with made("arcvsaunit0") as link:
         shown = run(["ip", "-o", "-4", "address", "show", "dev", link.ifname], timeout=30).stdout
         assert "198.51.100.1/24" in shown
         with pytest.raises(tap.TapUnavailable):
             tap.open_link("arcvsaunit0")  # the name is taken: said plainly, and the first is untouched
-    finally:
-        tap.close_link(link)
     with pytest.raises(ProcessError):
         run(["ip", "link", "show", "dev", link.ifname], timeout=30)  # gone
 
 
 def test_a_second_link_beside_the_first_has_its_own_network() -> None:
     """The soak A/B's two appliances: one link each, on two networks, so neither route hides the other."""
-    try:
-        first = tap.open_link("arcvsaunit1")
-    except tap.TapUnavailable as err:
-        pytest.skip(f"this host makes no tap devices: {err}")
-    try:
-        second = tap.open_link("arcvsaunit2", tap.SECOND_NETWORK)
-        try:
-            assert (str(second.host), str(second.guest)) == ("203.0.113.1/24", "203.0.113.2/24")
-            route = run(["ip", "-o", "route", "get", str(second.guest.ip)], timeout=30).stdout
-            assert "dev arcvsaunit2" in route
-            route = run(["ip", "-o", "route", "get", str(first.guest.ip)], timeout=30).stdout
-            assert "dev arcvsaunit1" in route
-        finally:
-            tap.close_link(second)
-    finally:
-        tap.close_link(first)
+    with made("arcvsaunit1") as first, made("arcvsaunit2", tap.SECOND_NETWORK) as second:
+        assert (str(second.host), str(second.guest)) == ("203.0.113.1/24", "203.0.113.2/24")
+        route = run(["ip", "-o", "route", "get", str(second.guest.ip)], timeout=30).stdout
+        assert "dev arcvsaunit2" in route
+        route = run(["ip", "-o", "route", "get", str(first.guest.ip)], timeout=30).stdout
+        assert "dev arcvsaunit1" in route
