@@ -145,8 +145,9 @@ class MemorySampler(threading.Thread):
                 ps = self.lab.vm.ssh(["ps", "-eo", "rss=,comm="], timeout=60)
                 stat = self.lab.vm.ssh(["cat", "/proc/stat"], timeout=60)
                 times = self.lab.vm.ssh(["ps", "-eo", "times=,comm="], timeout=60)
+                nfs = self.lab.vm.ssh(["ss", "-Htn", "state", "established", "( sport = :2049 )"], timeout=60)
                 at = time.monotonic() - self.started_at
-                sample = steadiness.memory_sample(at, keyed, ps)
+                sample = steadiness.memory_sample(at, keyed, ps, steadiness.count_lines(nfs))
                 sample["cpu"] = steadiness.cpu_sample(stat, times)
                 host_times = run([self.ps, "-eo", "times=,comm="], timeout=60).stdout
                 sample["host_cpu"] = steadiness.cpu_sample(Path("/proc/stat").read_text(), host_times)
@@ -484,6 +485,9 @@ def report(figures: dict[str, Any], limits: steadiness.Limits) -> tuple[str, lis
         rows.append(["ARC max seen / cap (MiB)", arc, allowed])
         growth = f"{memory['outside_arc_first_mib']}, {memory['outside_arc_growth_mib']:+}"
         rows.append(["memory outside ARC, growth (MiB)", growth, f"≤ {limits.memory_growth_mib}"])
+        if memory.get("nfs_connections") is not None:
+            load = f"from {memory['steady_from_s']} s, {memory['nfs_connections']} NFS connections"
+            rows.append(["growth measured under the full load", load, ""])
         top = ", ".join(f"{n} {g:+}" for n, g in memory["rss_growth_mib"].items())
         rows.append(["largest processes' RSS growth (MiB)", top, ""])
     cpu = figures.get("guest_cpu") or {}

@@ -120,8 +120,16 @@ def parse_rss(text: str) -> dict[str, int]:
     return out
 
 
-def memory_sample(at_s: float, meminfo_arcstats: str, ps: str) -> dict[str, Any]:
-    """One sample of the guest's memory: totals, the ARC, memory used outside it, the largest processes."""
+def count_lines(text: str) -> int:
+    """Lines with something on them (``ss -H``'s connections, one a line)."""
+    return sum(1 for line in text.splitlines() if line.strip())
+
+
+def memory_sample(
+    at_s: float, meminfo_arcstats: str, ps: str, nfs_connections: int | None = None
+) -> dict[str, Any]:
+    """One sample of the guest's memory: totals, the ARC, memory used outside it, the largest processes,
+    and the NFS connections open then (each holds memory in the NFS server)."""
     keyed = parse_keyed(meminfo_arcstats)
     used = keyed["MemTotal"] - keyed["MemAvailable"]
     rss = parse_rss(ps)
@@ -134,6 +142,7 @@ def memory_sample(at_s: float, meminfo_arcstats: str, ps: str) -> dict[str, Any]
         "arc_c_max": keyed["c_max"],
         "used_outside_arc": used - keyed["size"],
         "rss_top": top,
+        "nfs_connections": nfs_connections,
     }
 
 
@@ -255,11 +264,20 @@ def arc_overflow_allowed(c_max: int) -> int:
 
 
 def memory_trend(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
-    """Growth of memory used outside the ARC (first sample after the warm-up to the mean of the last
-    three), of each large process's RSS, and how far the ARC ever went past its maximum."""
+    """Growth of memory used outside the ARC under the full load (from the first sample after the
+    warm-up with every client connected to the mean of the last three), of each large process's RSS,
+    and how far the ARC ever went past its maximum.
+
+    A leak grows under a steady load. The NFS server holds memory for each connection (a thread, its
+    buffers, and what the C library keeps of them after), so the desktops still connecting at the end of
+    a time-based warm-up, on a slow host, would be counted as growth."""
     measured = [s for s in samples if s["at_s"] >= warmup_s] or samples
     if not measured:
         return {"samples": 0}
+    connected = [s["nfs_connections"] for s in measured if s.get("nfs_connections") is not None]
+    steady = [s for s in measured if connected and s.get("nfs_connections") == max(connected)]
+    if steady:
+        measured = measured[measured.index(steady[0]) :]
     first, tail = measured[0], measured[-3:]
     mib = 1 << 20
     growth = statistics.fmean(s["used_outside_arc"] for s in tail) - first["used_outside_arc"]
@@ -269,6 +287,8 @@ def memory_trend(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, An
     }
     return {
         "samples": len(samples),
+        "steady_from_s": first["at_s"],
+        "nfs_connections": max(connected, default=None),
         "outside_arc_first_mib": round(first["used_outside_arc"] / mib, 1),
         "outside_arc_growth_mib": round(growth / mib, 1),
         "rss_growth_mib": rss_growth,

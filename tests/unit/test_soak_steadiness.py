@@ -63,6 +63,29 @@ def test_memory_trend_measures_growth_after_the_warmup() -> None:
     )  # mean of the last three (120) - 60
 
 
+def test_memory_growth_is_measured_once_every_client_is_connected() -> None:
+    """Clients still connecting after the warm-up (a slow host) add the server's per-connection memory:
+    that is not growth under the load; a leak after they are all connected still is."""
+    ramp = [(60, 40, 0), (90, 80, 20), (120, 100, 40), (150, 100, 40), (180, 100, 40), (210, 100, 40)]
+
+    def ramped(leak_per_s: int) -> list[dict]:
+        out = []
+        for at, connections, held_mib in ramp:
+            s = sample(
+                at, (500 << 20) - (held_mib << 20) - ((at - 120) * leak_per_s << 20 if at > 120 else 0)
+            )
+            out.append({**s, "nfs_connections": connections})
+        return out
+
+    flat = steadiness.memory_trend(ramped(0), 60)
+    assert (flat["steady_from_s"], flat["nfs_connections"], flat["outside_arc_growth_mib"]) == (120, 100, 0)
+    leaking = steadiness.memory_trend(ramped(1), 60)  # 1 MiB/s after every client is connected
+    assert leaking["steady_from_s"] == 120 and leaking["outside_arc_growth_mib"] == pytest.approx(60, abs=1)
+    unknown = [{**s, "nfs_connections": None} for s in ramped(0)]  # no ss: from the warm-up, as before
+    assert steadiness.memory_trend(unknown, 60)["outside_arc_growth_mib"] == pytest.approx(40, abs=1)
+    assert steadiness.count_lines("ESTAB 0 0 a:2049 b:1\n\nESTAB 0 0 a:2049 c:2\n") == 2
+
+
 def test_wrk_line_parsed_and_its_errors_summed() -> None:
     out = (
         "Running 10s test @ https://127.0.0.1:1\n"
