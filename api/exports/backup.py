@@ -60,7 +60,7 @@ class NfsSection(Section):
             if reason is not None:
                 restoring.lost("export", str(e.export_id), reason)
             else:
-                kept.append(Export(**{**e.model_dump(), "path": f"/{e.dataset}"}))
+                kept.append(e)
         check_set(kept)
         if kept or exports.desired(ctx.db):  # served now, or this appliance's to stop serving
             restoring.converge(self)

@@ -61,7 +61,6 @@ def _export(row: NfsExport) -> Export:
     return Export(
         export_id=row.export_id,
         dataset=row.dataset,
-        path=row.path,
         protocol=Protocol(row.protocol),
         clients=json.loads(row.clients_json),
         insecure_ports=row.insecure_ports,
@@ -134,12 +133,10 @@ def unexportable(dataset: str, found: Dataset) -> str | None:
     return None
 
 
-def _mountpoint(gw: Gateway, dataset: str) -> str:
-    found = datasets.get(gw, dataset)
-    reason = unexportable(dataset, found)
+def _check_mountpoint(gw: Gateway, dataset: str) -> None:
+    reason = unexportable(dataset, datasets.get(gw, dataset))
     if reason is not None:
         raise InvalidRequest(reason)
-    return str(found.mountpoint)
 
 
 def store(db: Session, export: Export, row: NfsExport | None = None) -> None:
@@ -148,7 +145,7 @@ def store(db: Session, export: Export, row: NfsExport | None = None) -> None:
     if row is None:
         row = NfsExport(export_id=export.export_id, created_at=stamp)
         db.add(row)
-    row.dataset, row.path, row.protocol = export.dataset, export.path, export.protocol.value
+    row.dataset, row.protocol = export.dataset, export.protocol.value
     row.clients_json, row.insecure_ports, row.updated_at = (
         json.dumps(export.clients),
         export.insecure_ports,
@@ -165,10 +162,10 @@ def create(gw: Gateway, files: Files, db: Session, settings: Settings, body: Exp
         export_id = body.export_id or max(taken | {FIRST_ID - 1}) + 1
         if export_id in taken:
             raise AlreadyExists(f"export id {export_id} is taken")
+        _check_mountpoint(gw, body.dataset)
         export = Export(
             export_id=export_id,
             dataset=body.dataset,
-            path=_mountpoint(gw, body.dataset),
             protocol=body.protocol,
             clients=body.clients,
             insecure_ports=body.insecure_ports,

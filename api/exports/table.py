@@ -15,7 +15,6 @@ class NfsExport(Base):
 
     export_id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
     dataset: Mapped[str] = mapped_column(String(512))
-    path: Mapped[str] = mapped_column(String(512))
     protocol: Mapped[str] = mapped_column(String(8))
     clients_json: Mapped[str] = mapped_column(Text)
     insecure_ports: Mapped[bool]

@@ -264,9 +264,7 @@ def test_exports_open_nfs_to_their_hosts_only(appliance: Appliance) -> None:
     appliance.reconcile()
     state = appliance.api.app.state
     with state.sessionmaker() as db:
-        exports.store(
-            db, Export(export_id=101, dataset="tank/a", path="/tank/a", protocol=Protocol.v41, clients=[HOST])
-        )
+        exports.store(db, Export(export_id=101, dataset="tank/a", protocol=Protocol.v41, clients=[HOST]))
         db.commit()
     appliance.reconcile()
     assert appliance.reaches(HOST, 2049) and not appliance.reaches(HOST, 111)

@@ -12,7 +12,6 @@ def export(**overrides: object) -> Export:
     base: dict[str, object] = {
         "export_id": 101,
         "dataset": "tank/ds1",
-        "path": "/tank/ds1",
         "protocol": Protocol.v3,
         "clients": [HOST],
     }

@@ -32,7 +32,7 @@ def storage(tmp_path: Path) -> tuple[TestClient, ReplayRunner]:
         for export_id, dataset in ((101, DS), (102, "tank/other/ds")):
             db.add(
                 NfsExport(
-                    export_id=export_id, dataset=dataset, path=f"/{dataset}", protocol="3",
+                    export_id=export_id, dataset=dataset, protocol="3",
                     clients_json=json.dumps(["10.0.2.2"]), insecure_ports=True, created_at=now, updated_at=now,
                 )
             )  # fmt: skip

@@ -119,7 +119,6 @@ def configure(a: Appliance, *, storage: bool) -> str:
                     NfsExport(
                         export_id=export_id,
                         dataset=dataset,
-                        path=f"/{dataset}",
                         protocol=protocol,
                         clients_json=json.dumps(clients),
                         insecure_ports=False,

@@ -71,7 +71,7 @@ def test_never_nfs3_and_41_for_the_same_datastore_and_hosts() -> None:
     with pytest.raises(Conflict, match=r"NFS 3 and 4\.1"):
         check_set([export(), export(export_id=102, protocol=Protocol.v41, clients=[HOST, "10.0.0.9"])])
     with pytest.raises(Conflict, match="export id"):
-        check_set([export(), export(dataset="tank/ds2", path="/tank/ds2")])
+        check_set([export(), export(dataset="tank/ds2")])
     check_set([export(), export(export_id=102, protocol=Protocol.v41, clients=["10.0.0.9"])])
 
 
@@ -82,8 +82,8 @@ def test_never_nfs3_and_41_for_the_same_datastore_and_hosts() -> None:
         {"clients": ["10.0.0.0/24"]},
         {"clients": ["10.0.0.1(rw)"]},
         {"clients": []},
-        {"path": '/tank/ds1"; }'},
-        {"path": "/tank/../etc"},
+        {"dataset": 'tank/ds1"; }'},
+        {"dataset": "tank/../etc"},
         {"dataset": "tank"},
         {"export_id": 1},
     ],

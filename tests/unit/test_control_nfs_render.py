@@ -222,9 +222,9 @@ def test_reconcile_refuses_a_bad_set_before_touching_anything(tmp_path: Path) ->
     runner = TimedReplay(load("ganesha"))
     files = LocalFiles(tmp_path)
     with pytest.raises(Conflict, match="export id"):
-        ganesha.reconcile(Gateway(runner), files, [export(), export(dataset="tank/ds2", path="/tank/ds2")])
+        ganesha.reconcile(Gateway(runner), files, [export(), export(dataset="tank/ds2")])
     with pytest.raises(Conflict, match="export id"):
-        knfsd.reconcile(Gateway(runner), files, [export(), export(dataset="tank/ds2", path="/tank/ds2")])
+        knfsd.reconcile(Gateway(runner), files, [export(), export(dataset="tank/ds2")])
     assert runner.calls == [] and files.listdir("/etc") == []
 
 

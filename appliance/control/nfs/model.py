@@ -7,15 +7,12 @@ mounting the same datastore over both from the same hosts corrupts data (VMware 
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from appliance.control import names
 from appliance.control.errors import Conflict, InvalidName
-
-PATH = re.compile(r"/[A-Za-z0-9][A-Za-z0-9_.:/-]{0,254}")
 
 
 class Protocol(StrEnum):
@@ -30,7 +27,6 @@ class Export(BaseModel):
 
     export_id: int = Field(ge=2, le=65535, description="ganesha Export_Id and knfsd fsid (0, 1: pseudo root)")
     dataset: names.ChildDataset = Field(description="the ZFS dataset exported")
-    path: str = Field(description="its mount point")
     protocol: Protocol = Field(description="the one NFS version of this datastore")
     clients: list[names.Address] = Field(
         min_length=1, max_length=64, description="ESXi host addresses (read-write, no root squash)"
@@ -40,36 +36,19 @@ class Export(BaseModel):
         False, description="accept client ports above 1023 (NAT in front of the hosts, as in the lab)"
     )
 
-    @field_validator("path")
-    @classmethod
-    def _path(cls, value: str) -> str:
-        # One spelling per directory: check_set compares paths as strings (so no trailing '/' either).
-        if (
-            not PATH.fullmatch(value)
-            or "//" in value
-            or value.endswith("/")
-            or "/../" in f"{value}/"
-            or "/./" in f"{value}/"
-        ):
-            raise InvalidName(f"not a safe export path: {value!r}")
-        return value
-
-    @model_validator(mode="after")
-    def _mount_point(self) -> Export:
-        # Where the dataset mounts (arcvsa makes every dataset at its default mount point): a stored path
-        # can then never name another folder for root's NFS server to serve.
-        if self.path != f"/{self.dataset}":
-            raise InvalidName(
-                f"export {self.export_id}: {self.path} is not {self.dataset}'s mount point /{self.dataset}"
-            )
-        return self
-
     @field_validator("clients")
     @classmethod
     def _clients(cls, value: list[str]) -> list[str]:
         if len(set(value)) != len(value):
             raise InvalidName("a client address is listed twice")
         return value
+
+    @computed_field(description="its mount point, the path the hosts mount")  # type: ignore[prop-decorator]
+    @property
+    def path(self) -> str:
+        # Where every arcvsa dataset mounts (a dataset at another mount point is refused before it is
+        # exported), and never another folder: a dataset name has no empty, '.' or '..' component.
+        return f"/{self.dataset}"
 
     @property
     def pseudo(self) -> str:
