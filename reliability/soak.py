@@ -63,6 +63,8 @@ API_PATHS = (
     "/api/storage/exports",
     "/api/appliance",
 )
+GUEST_FILES = ("/proc/meminfo", "/proc/spl/kstat/zfs/arcstats", "/proc/net/tcp", "/proc/net/tcp6")
+NFS_PORT = 2049
 READ_PCT = 20  # of a desktop's I/Os (DESIGN.md: 25/75 to 10/90 in steady state)
 POOL = PoolSpec("tank", LUN0, True)  # its dataset is tank/rel, as the power-cut runs'
 
@@ -141,13 +143,13 @@ class MemorySampler(threading.Thread):
     def run(self) -> None:
         while not self.halt.is_set():
             try:
-                keyed = self.lab.vm.ssh(["cat", "/proc/meminfo", "/proc/spl/kstat/zfs/arcstats"], timeout=60)
+                # One ssh for the files (each session costs the guest a key exchange under emulation).
+                keyed = self.lab.vm.ssh(["cat", *GUEST_FILES], timeout=60)
                 ps = self.lab.vm.ssh(["ps", "-eo", "rss=,comm="], timeout=60)
                 stat = self.lab.vm.ssh(["cat", "/proc/stat"], timeout=60)
                 times = self.lab.vm.ssh(["ps", "-eo", "times=,comm="], timeout=60)
-                nfs = self.lab.vm.ssh(["ss", "-Htn", "state", "established", "( sport = :2049 )"], timeout=60)
                 at = time.monotonic() - self.started_at
-                sample = steadiness.memory_sample(at, keyed, ps, steadiness.count_lines(nfs))
+                sample = steadiness.memory_sample(at, keyed, ps, steadiness.established(keyed, NFS_PORT))
                 sample["cpu"] = steadiness.cpu_sample(stat, times)
                 host_times = run([self.ps, "-eo", "times=,comm="], timeout=60).stdout
                 sample["host_cpu"] = steadiness.cpu_sample(Path("/proc/stat").read_text(), host_times)

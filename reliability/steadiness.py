@@ -120,9 +120,15 @@ def parse_rss(text: str) -> dict[str, int]:
     return out
 
 
-def count_lines(text: str) -> int:
-    """Lines with something on them (``ss -H``'s connections, one a line)."""
-    return sum(1 for line in text.splitlines() if line.strip())
+def established(text: str, port: int) -> int:
+    """Connections established to local ``port`` in ``/proc/net/tcp`` and ``tcp6`` text (state 01); other
+    lines (meminfo's, arcstats') are skipped, so one ``cat`` reads them all."""
+    local = f":{port:04X}"
+    return sum(
+        1
+        for fields in (line.split() for line in text.splitlines())
+        if len(fields) > 3 and fields[0].endswith(":") and fields[1].endswith(local) and fields[3] == "01"
+    )
 
 
 def memory_sample(
@@ -275,9 +281,9 @@ def memory_trend(samples: list[dict[str, Any]], warmup_s: float) -> dict[str, An
     if not measured:
         return {"samples": 0}
     connected = [s["nfs_connections"] for s in measured if s.get("nfs_connections") is not None]
-    steady = [s for s in measured if connected and s.get("nfs_connections") == max(connected)]
-    if steady:
-        measured = measured[measured.index(steady[0]) :]
+    if connected:
+        full = next(i for i, s in enumerate(measured) if s.get("nfs_connections") == max(connected))
+        measured = measured[full:]
     first, tail = measured[0], measured[-3:]
     mib = 1 << 20
     growth = statistics.fmean(s["used_outside_arc"] for s in tail) - first["used_outside_arc"]

@@ -83,7 +83,22 @@ def test_memory_growth_is_measured_once_every_client_is_connected() -> None:
     assert leaking["steady_from_s"] == 120 and leaking["outside_arc_growth_mib"] == pytest.approx(60, abs=1)
     unknown = [{**s, "nfs_connections": None} for s in ramped(0)]  # no ss: from the warm-up, as before
     assert steadiness.memory_trend(unknown, 60)["outside_arc_growth_mib"] == pytest.approx(40, abs=1)
-    assert steadiness.count_lines("ESTAB 0 0 a:2049 b:1\n\nESTAB 0 0 a:2049 c:2\n") == 2
+
+
+def test_established_nfs_connections_are_counted_from_proc_net_tcp() -> None:
+    """One established to 2049 over IPv4 and one over IPv6 count; a listener (0A), one closing (06), a
+    client's own port 2049 on the remote side, another local port and meminfo's lines do not."""
+    text = MEMINFO + (
+        "  sl  local_address rem_address   st tx_queue rx_queue\n"
+        "   0: 00000000:0801 00000000:0000 0A 00000000:00000000\n"
+        "   1: 0200A8C0:0801 0100A8C0:C350 01 00000000:00000000\n"
+        "   2: 0200A8C0:0801 0100A8C0:C351 06 00000000:00000000\n"
+        "   3: 0200A8C0:C352 0100A8C0:0801 01 00000000:00000000\n"
+        "   4: 0200A8C0:0802 0100A8C0:C353 01 00000000:00000000\n"
+        "   0: 0000000000000000FFFF00000200A8C0:0801 0000000000000000FFFF00000100A8C0:C354 01 00000000:00000000\n"
+    )
+    assert steadiness.established(text, 2049) == 2
+    assert steadiness.parse_keyed(text)["MemTotal"] == 2000000 * 1024  # the same text still parses
 
 
 def test_wrk_line_parsed_and_its_errors_summed() -> None:
