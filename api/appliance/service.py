@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import re
 import socket
-from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -16,17 +13,9 @@ from api.appliance.schemas import ApplianceInfo, Build, FirstBoot
 from api.settings import Settings
 
 
-def _json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def firstboot(settings: Settings) -> FirstBoot:
     """The first-boot report; `pending` on an appliance where it has not finished, `absent` elsewhere."""
-    report = _json(settings.data_dir / "firstboot.json")
+    report = appliance_json.json_object(settings.data_dir / "firstboot.json")
     if report is None:
         return FirstBoot(status="pending" if settings.build_manifest.is_file() else "absent")
     try:
@@ -43,7 +32,7 @@ def file_hostname(name: str | None = None) -> str:
 def info(settings: Settings) -> ApplianceInfo:
     """Version, build, role and first boot of this appliance."""
     config = appliance_json.read(settings)
-    build = _json(settings.build_manifest)
+    build = appliance_json.json_object(settings.build_manifest)
     return ApplianceInfo(
         version=VERSION,
         hostname=socket.gethostname(),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 from support.api import ADMIN, client_for, make_settings
 
+from api.appliance import config as appliance_json
 from appliance.firstboot.accounts import argon2_hash
 from appliance.firstboot.errors import ConfigInvalid, FieldError
 from appliance.firstboot.service import Outcome
@@ -74,3 +76,32 @@ def test_off_the_appliance_first_boot_is_absent(tmp_path: Path) -> None:
     assert client.get("/api/health").json()["firstboot"] == {
         "status": "absent", "finished_at": None, "transport": None, "errors": [], "warnings": [],
     }  # fmt: skip
+
+
+def test_first_boot_report_rewritten_is_read_anew(tmp_path: Path) -> None:
+    # The api keeps the parsed file while it stays the same; a rename (what first boot does) and a write
+    # in place of the same size are each a new report.
+    etc = appliance_files(tmp_path, None)
+    client = client_for(make_settings(tmp_path, admin_password=None, etc_dir=etc))
+    assert client.get("/api/health").json()["firstboot"]["status"] == "pending"
+    refused = ConfigInvalid([FieldError("ipv4_prefix", "IPv4 prefix", "must be 0..32, got 33")])
+    staged = tmp_path / "firstboot.json.new"
+    staged.write_bytes(render_report(error_report(refused, NOW)))
+    staged.rename(tmp_path / "firstboot.json")
+    assert client.get("/api/health").json()["firstboot"]["errors"][0]["key"] == "ipv4_prefix"
+    report = tmp_path / "firstboot.json"
+    first = report.read_bytes()
+    report.write_bytes(first.replace(b"ipv4_prefix", b"ipv6_prefix"))
+    os.utime(report, ns=(report.stat().st_atime_ns, report.stat().st_mtime_ns + 1))
+    assert client.get("/api/health").json()["firstboot"]["errors"][0]["key"] == "ipv6_prefix"
+    report.write_text("{not json")
+    assert client.get("/api/health").json()["firstboot"]["status"] == "pending"
+    report.unlink()
+    assert client.get("/api/health").json()["firstboot"]["status"] == "pending"
+
+
+def test_a_reader_changing_the_parsed_file_changes_no_other_reader(tmp_path: Path) -> None:
+    etc = appliance_files(tmp_path, None)
+    settings = make_settings(tmp_path, etc_dir=etc)
+    appliance_json.read(settings)["role"] = "storage"
+    assert appliance_json.read(settings)["role"] == "manager"
