@@ -18,7 +18,8 @@ _parsed: dict[Path, tuple[tuple[int, int, int], dict[str, Any] | None]] = {}
 
 
 def json_object(path: Path) -> dict[str, Any] | None:
-    """The JSON object in ``path`` (a copy); None when there is none or it is not one.
+    """The JSON object in ``path``; None when there is none or it is not one. A shallow copy: a reader
+    may set its own keys, never change a value it holds.
 
     Parsed again only when the file changes (another inode, mtime or size): health and every storage
     route read these small files on each request, and a stat costs less than an open, a read and a
