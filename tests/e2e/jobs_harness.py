@@ -8,10 +8,7 @@ Horizon server that is not there.
 
 from __future__ import annotations
 
-import os
-import shutil
 import ssl
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from e2e import spec_run
 
 from lab.stack import ApiServer
 from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, GOLDEN_SNAPSHOT, GOLDEN_VM, Vcsim
@@ -100,17 +98,10 @@ def run_spec(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     setup: Callable[[httpx.Client, int], dict[str, str]],
-) -> int:
+) -> spec_run.SpecRun:
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
-    npx = shutil.which("npx")
-    assert npx, "npx is missing"
     with Vcsim() as sim, ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as server:
         with lab_api(server, sim) as (api, vcenter_id):
             extra = setup(api, vcenter_id)
-        env = {**os.environ, "ARCVSA_URL": server.url, "ARCVSA_ADMIN_USER": "admin",
-               "ARCVSA_ADMIN_PASSWORD": PASSWORD, **extra}  # fmt: skip
-        output = WEB / "test-results" / spec.removesuffix(".spec.ts")
-        with capsys.disabled():
-            argv = [npx, "--no-install", "playwright", "test", spec, "--reporter=list", f"--output={output}"]
-            return subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False).returncode
+        return spec_run.run(spec, spec_run.base_env(server.url, PASSWORD, **extra), capsys)

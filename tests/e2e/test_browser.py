@@ -8,12 +8,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from e2e import spec_run
 
 from lab.stack import ApiServer
 
@@ -31,7 +30,7 @@ def _playwright(
     extra: dict[str, str],
     *,
     role: str | None = None,
-) -> int:
+) -> spec_run.SpecRun:
     """Run one spec against a fresh api serving web/dist; each spec keeps its own output folder.
 
     ``role``: first boot's role for that api (appliance.json). None: this machine as it is, no appliance,
@@ -39,22 +38,8 @@ def _playwright(
     show (its tools, missing here, answer with their own errors)."""
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
-    npx = shutil.which("npx")
-    assert npx, "npx is missing"
-    output = WEB / "test-results" / spec.removesuffix(".spec.ts")
     with ApiServer(tmp_path / "data", PASSWORD, web_dist=dist, env=_role_env(tmp_path, role)) as api:
-        env = {
-            **os.environ,
-            "ARCVSA_URL": api.url,
-            "ARCVSA_ADMIN_USER": "admin",
-            "ARCVSA_ADMIN_PASSWORD": PASSWORD,
-            **extra,
-        }
-        # Playwright's own report goes straight to the terminal, pass or fail.
-        with capsys.disabled():
-            argv = [npx, "--no-install", "playwright", "test", spec, "--reporter=list", f"--output={output}"]
-            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
-    return run.returncode
+        return spec_run.run(spec, spec_run.base_env(api.url, PASSWORD, **extra), capsys)
 
 
 def _role_env(tmp_path: Path, role: str | None) -> dict[str, str]:
@@ -81,15 +66,15 @@ def test_login_add_vcenter_and_see_its_hosts(
     vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     vc = _vcsim_env(vcsim)
-    code = _playwright("connect-vcenter.spec.ts", tmp_path, capsys, vc)
-    assert code == 0, "the Playwright journey failed (its output is above)"
+    run = _playwright("connect-vcenter.spec.ts", tmp_path, capsys, vc)
+    assert run.passed, run.why("the Playwright journey failed")
 
 
 def test_storage_pages_without_an_appliance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """storage.spec.ts against an api on this machine, which has no ZFS: errors and empty states must be honest."""
     # The lab mode runs from make lab-test against the appliance (tests/e2e/README.md).
-    code = _playwright("storage.spec.ts", tmp_path, capsys, {"ARCVSA_STORAGE_LAB": "0"}, role="storage")
-    assert code == 0, "the Playwright storage pages failed (their output is above)"
+    run = _playwright("storage.spec.ts", tmp_path, capsys, {"ARCVSA_STORAGE_LAB": "0"}, role="storage")
+    assert run.passed, run.why("the Playwright storage pages failed")
 
 
 def test_calibration_page_without_an_appliance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,15 +83,15 @@ def test_calibration_page_without_an_appliance(tmp_path: Path, capsys: pytest.Ca
     from fixtures.appliance import calibration_flows
 
     calibration_flows.seed(tmp_path / "data")
-    code = _playwright("calibration.spec.ts", tmp_path, capsys, {}, role="storage")
-    assert code == 0, "the Playwright calibration page failed (its output is above)"
+    run = _playwright("calibration.spec.ts", tmp_path, capsys, {}, role="storage")
+    assert run.passed, run.why("the Playwright calibration page failed")
 
 
 def test_wizard_steps_1_to_4(vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """wizard_steps.spec.ts: the wizard's vCenter, placement, back end and pool type steps against vcsim."""
     vc = _vcsim_env(vcsim)
-    code = _playwright("wizard_steps.spec.ts", tmp_path, capsys, vc)
-    assert code == 0, "the Playwright wizard steps failed (their output is above)"
+    run = _playwright("wizard_steps.spec.ts", tmp_path, capsys, vc)
+    assert run.passed, run.why("the Playwright wizard steps failed")
 
 
 def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
@@ -126,8 +111,6 @@ def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
 
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
-    npx = shutil.which("npx")
-    assert npx, "npx is missing"
     new_snapshot = "v2"
     with Vcsim() as sim, ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as server:
         with connect(
@@ -165,21 +148,15 @@ def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
             plan["nfs"] = nfs
             made = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
             assert made.status_code == 201, made.text
-        env = {
-            **os.environ,
-            "ARCVSA_URL": server.url,
-            "ARCVSA_ADMIN_USER": "admin",
-            "ARCVSA_ADMIN_PASSWORD": PASSWORD,
-            "ARCVSA_POOL": "pool-e2e",
-            "ARCVSA_GOLDEN_VM": GOLDEN_VM,
-            "ARCVSA_NEW_SNAPSHOT": new_snapshot,
-        }
-        output = WEB / "test-results" / "pools"
-        with capsys.disabled():
-            spec = ["pools.spec.ts", "--reporter=list", f"--output={output}"]
-            argv = [npx, "--no-install", "playwright", "test", *spec]
-            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
-    assert run.returncode == 0, "the Playwright pools journey failed (its output is above)"
+        env = spec_run.base_env(
+            server.url,
+            PASSWORD,
+            ARCVSA_POOL="pool-e2e",
+            ARCVSA_GOLDEN_VM=GOLDEN_VM,
+            ARCVSA_NEW_SNAPSHOT=new_snapshot,
+        )
+        run = spec_run.run("pools.spec.ts", env, capsys)
+    assert run.passed, run.why("the Playwright pools journey failed")
 
 
 def test_wizard_deploys_recomposes_and_deletes_a_20_desktop_pool(
@@ -226,8 +203,8 @@ def test_wizard_deploys_recomposes_and_deletes_a_20_desktop_pool(
                 "ARCVSA_GOLDEN_VM": GOLDEN_VM,
                 "ARCVSA_NEW_SNAPSHOT": new_snapshot,
             }
-            code = _playwright("wizard.spec.ts", tmp_path, capsys, env)
-    assert code == 0, "the Playwright wizard journey failed (its output is above)"
+            run = _playwright("wizard.spec.ts", tmp_path, capsys, env)
+    assert run.passed, run.why("the Playwright wizard journey failed")
 
 
 def test_every_page_has_no_critical_accessibility_violation(
@@ -235,8 +212,8 @@ def test_every_page_has_no_critical_accessibility_violation(
 ) -> None:
     """a11y.spec.ts: axe-core on every page (the inventory and every wizard step with vcsim connected)."""
     vc = _vcsim_env(vcsim)
-    code = _playwright("a11y.spec.ts", tmp_path, capsys, vc, role="storage")
-    assert code == 0, "axe-core found critical accessibility violations (listed above)"
+    run = _playwright("a11y.spec.ts", tmp_path, capsys, vc, role="storage")
+    assert run.passed, run.why("axe-core found critical accessibility violations")
 
 
 def test_no_heading_overlaps_a_field(
@@ -255,8 +232,8 @@ def test_no_heading_overlaps_a_field(
     etc.mkdir()
     (etc / "appliance.json").write_text(json.dumps({"role": "storage"}))
     monkeypatch.setenv("ARCVSA_ETC_DIR", str(etc))  # the api process inherits it (lab.stack.ApiServer)
-    code = _playwright("layout.spec.ts", tmp_path, capsys, _vcsim_env(vcsim), role="storage")
-    assert code == 0, "a heading or label overlaps a form control (the pairs are listed above)"
+    run = _playwright("layout.spec.ts", tmp_path, capsys, _vcsim_env(vcsim), role="storage")
+    assert run.passed, run.why("a heading or label overlaps a form control")
 
 
 def test_settings_users_passwords_and_certificate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -285,8 +262,8 @@ def test_settings_users_passwords_and_certificate(tmp_path: Path, capsys: pytest
         "ARCVSA_E2E_OTHER_KEY": str(pem_dir / "other-key.pem"),
         "ARCVSA_E2E_THUMBPRINT": ":".join(digest[i : i + 2] for i in range(0, 64, 2)),
     }
-    code = _playwright("settings.spec.ts", tmp_path, capsys, extra)
-    assert code == 0, "the Playwright settings journey failed (its output is above)"
+    run = _playwright("settings.spec.ts", tmp_path, capsys, extra)
+    assert run.passed, run.why("the Playwright settings journey failed")
 
 
 def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -297,8 +274,6 @@ def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
-    npx = shutil.which("npx")
-    assert npx, "npx is missing"
     stranger = "10.99.0.5"  # in none of the networks the spec saves
     with contextlib.ExitStack() as stack:
         try:
@@ -306,18 +281,8 @@ def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         except netns.Unavailable as exc:
             pytest.skip(str(exc))
         assert server.reaches(stranger, 443)  # no rule set loaded yet
-        env = {
-            **os.environ,
-            "ARCVSA_URL": server.url,
-            "ARCVSA_ADMIN_USER": "admin",
-            "ARCVSA_ADMIN_PASSWORD": PASSWORD,
-        }
-        output = WEB / "test-results" / "firewall"
-        with capsys.disabled():
-            argv = [npx, "--no-install", "playwright", "test", "firewall.spec.ts", "--reporter=list",
-                    f"--output={output}"]  # fmt: skip
-            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
-        assert run.returncode == 0, "the Playwright firewall section failed (its output is above)"
+        run = spec_run.run("firewall.spec.ts", spec_run.base_env(server.url, PASSWORD), capsys)
+        assert run.passed, run.why("the Playwright firewall section failed")
         # the spec leaves the browser's own address alone allowed, with SSH on: both closed to the rest
         assert not server.reaches(stranger, 443) and not server.reaches(stranger, 22)
         assert server.systemd.ssh_on and server.systemd.armed is None
@@ -366,8 +331,8 @@ def test_upgrades_section(
         "ARCVSA_E2E_OTHER_KEY_BUNDLE": str(other),
         "ARCVSA_E2E_NOT_A_BUNDLE": str(junk),
     }
-    code = _playwright("upgrades.spec.ts", tmp_path, capsys, extra)
-    assert code == 0, "the Playwright upgrades section failed (its output is above)"
+    run = _playwright("upgrades.spec.ts", tmp_path, capsys, extra)
+    assert run.passed, run.why("the Playwright upgrades section failed")
 
 
 def test_placement_admission_and_nfs_addresses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -390,14 +355,14 @@ def test_placement_admission_and_nfs_addresses(tmp_path: Path, capsys: pytest.Ca
             assert isinstance(cluster, vim.ClusterComputeResource)
             spec = vim.host.ConnectSpec(hostName=added, userName="root", password="lab", force=True)
             wait_for_task(si, cluster.AddHost_Task(spec=spec, asConnected=True), 30)
-        code = _playwright(
+        run = _playwright(
             "placement.spec.ts",
             tmp_path,
             capsys,
             {**_vcsim_env(sim), "VCSIM_ADDED_HOST": added},
             role="storage",
         )
-    assert code == 0, "the Playwright placement journey failed (its output is above)"
+    assert run.passed, run.why("the Playwright placement journey failed")
 
 
 def test_the_manager_has_no_storage_pages_and_two_instances_keep_their_sessions(
@@ -413,16 +378,16 @@ def test_the_manager_has_no_storage_pages_and_two_instances_keep_their_sessions(
         env=_role_env(tmp_path / "other", "storage"),
     ) as other:
         extra = {"ARCVSA_OTHER_URL": other.url, "ARCVSA_OTHER_PASSWORD": other_password}
-        code = _playwright("manager.spec.ts", tmp_path, capsys, extra, role="manager")
-    assert code == 0, "the Playwright manager journey failed (its output is above)"
+        run = _playwright("manager.spec.ts", tmp_path, capsys, extra, role="manager")
+    assert run.passed, run.why("the Playwright manager journey failed")
 
 
 def test_destroy_frees_the_disks_and_a_disk_is_wiped_by_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """disks.spec.ts on an appliance's pages, the Disks and Pools reads answered from the api_wipe recording."""
-    code = _playwright("disks.spec.ts", tmp_path, capsys, {}, role="storage")
-    assert code == 0, "the Playwright disks journey failed (its output is above)"
+    run = _playwright("disks.spec.ts", tmp_path, capsys, {}, role="storage")
+    assert run.passed, run.why("the Playwright disks journey failed")
 
 
 def test_two_deployments_run_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -430,8 +395,8 @@ def test_two_deployments_run_at_once(tmp_path: Path, capsys: pytest.CaptureFixtu
     then plans and starts another; both jobs progress at once (tests/e2e/jobs_harness.py stores the plans)."""
     from e2e.jobs_harness import run_spec, two_pools
 
-    code = run_spec("deployments-at-once.spec.ts", tmp_path, capsys, two_pools)
-    assert code == 0, "the Playwright deployments-at-once journey failed (its output is above)"
+    run = run_spec("deployments-at-once.spec.ts", tmp_path, capsys, two_pools)
+    assert run.passed, run.why("the Playwright deployments-at-once journey failed")
 
 
 def test_a_job_asks_for_the_password_it_needs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -439,8 +404,8 @@ def test_a_job_asks_for_the_password_it_needs(tmp_path: Path, capsys: pytest.Cap
     field, every time; in the wizard its Deploy, Resume and destroy too (tests/e2e/jobs_harness.py)."""
     from e2e.jobs_harness import failed_fleet, run_spec
 
-    code = run_spec("job-passwords.spec.ts", tmp_path, capsys, failed_fleet)
-    assert code == 0, "the Playwright job-passwords journey failed (its output is above)"
+    run = run_spec("job-passwords.spec.ts", tmp_path, capsys, failed_fleet)
+    assert run.passed, run.why("the Playwright job-passwords journey failed")
 
 
 def test_deploy_faults_fail_fast_and_cancel_within_seconds(
@@ -462,8 +427,6 @@ def test_deploy_faults_fail_fast_and_cancel_within_seconds(
 
     dist = WEB / "dist"
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
-    npx = shutil.which("npx")
-    assert npx, "npx is missing"
     ova = make_ova(tmp_path)
     (tmp_path / "big").mkdir()
     big_ova = make_ova(tmp_path / "big", os.urandom(8 * 1024**2))
@@ -502,16 +465,8 @@ def test_deploy_faults_fail_fast_and_cancel_within_seconds(
             api, made.json()["id"], "slow-upload", "arcvsa-01", big_ova, booting.endpoint, "arcvsa-vdi"
         )
         api.close()
-        env = {
-            **os.environ,
-            "ARCVSA_URL": server.url,
-            "ARCVSA_ADMIN_USER": "admin",
-            "ARCVSA_ADMIN_PASSWORD": ADMIN_PASSWORD,
-            "ARCVSA_E2E_APPLIANCE_PASSWORD": "appliance-admin-pw",
-        }
-        output = WEB / "test-results" / "deploy-faults"
-        with capsys.disabled():
-            argv = [npx, "--no-install", "playwright", "test", "deploy-faults.spec.ts", "--reporter=list",
-                    f"--output={output}"]  # fmt: skip
-            run = subprocess.run(argv, cwd=WEB, env=env, timeout=600, check=False)
-    assert run.returncode == 0, "the Playwright deploy faults failed (their output is above)"
+        env = spec_run.base_env(
+            server.url, ADMIN_PASSWORD, ARCVSA_E2E_APPLIANCE_PASSWORD="appliance-admin-pw"
+        )
+        run = spec_run.run("deploy-faults.spec.ts", env, capsys)
+    assert run.passed, run.why("the Playwright deploy faults failed")
