@@ -29,7 +29,7 @@ from typing import Any, Literal
 from lab import console
 from lab.appliance_env import LAB_GATEWAY
 from lab.daemon import Daemon, free_port, spawn, wait_for_path
-from lab.qmp import Qmp, QmpError
+from lab.qmp import QMP_SECONDS, Qmp, QmpError
 from lab.san import Lun
 from lab.tap import GUEST_NETWORK_FILE, TapLink
 from process import ProcessError, run
@@ -392,7 +392,9 @@ def power_off(daemon: Daemon, qmp_path: Path, timeout: float = 120.0) -> bool:
     clean = False
     if daemon.alive():
         try:
-            with Qmp(qmp_path) as qmp:
+            # Each QMP step is bounded by the caller's timeout too: a monitor that does not answer must
+            # not hold a short power-off for the monitor's own default.
+            with Qmp(qmp_path, timeout=max(min(timeout, QMP_SECONDS), 1.0)) as qmp:
                 qmp.execute("system_powerdown")
             clean = daemon.wait_exit(timeout)
         except (OSError, QmpError):

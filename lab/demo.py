@@ -17,11 +17,12 @@ import os
 import secrets
 import shutil
 import signal
+import time
 from pathlib import Path
 from typing import Literal
 
 from api.wizard.schemas import StandIn, StandInDisk, StandInFile
-from lab import down, up
+from lab import down, state, up
 from lab.appliance_api import ApiError
 from lab.appliance_vm import SSD_SERIALS, VmConfig
 from lab.san import Throttle
@@ -86,7 +87,10 @@ def main() -> None:
             ),
             flush=True,
         )
-        # SIGTERM ends the wait like Ctrl-C; leaving the `with` blocks stops and reaps every process.
+        # SIGTERM ends the wait like Ctrl-C; leaving the `with` blocks stops and reaps every process. Ctrl-C
+        # is set explicitly too: a shell starts background jobs (`nohup make demo &`, a script's `&`) with
+        # SIGINT ignored, and Python then leaves it ignored, so Ctrl-C or `kill -INT` would do nothing.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.default_int_handler)
         lab_dir = args.data_dir / "lab"
         try:
@@ -95,7 +99,24 @@ def main() -> None:
                     boot_appliance(lab_dir, stand_in)
                 api.wait()
         finally:
-            down.down(lab_dir, timeout=POWER_OFF_SECONDS, wipe=False)
+            stop_appliance(lab_dir)
+
+
+def stop_appliance(lab_dir: Path) -> None:
+    """Power the lab appliance off and stop its SAN, saying so on the terminal.
+
+    A second Ctrl-C here would abandon the stop half way and leave qemu running with nobody to stop it,
+    so the stop is bounded instead and further Ctrl-Cs are ignored until it is done.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if state.load(lab_dir) is None:
+        return
+    print("  stopping the lab appliance ...", flush=True)
+    started = time.monotonic()
+    clean = down.down(lab_dir, timeout=POWER_OFF_SECONDS, wipe=False)
+    how = "" if clean else " (it did not power off in time: stopped)"
+    print(f"  lab appliance stopped in {time.monotonic() - started:.1f} s{how}", flush=True)
 
 
 def stand_in_of(saved: LabState) -> StandInFile:

@@ -7,6 +7,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
+# How long one step (connect, greeting, a command's reply) may take before the monitor counts as gone.
+QMP_SECONDS = 30.0
+
 
 class QmpError(RuntimeError):
     """QEMU answered a command with an error, or the monitor went away."""
@@ -15,7 +18,7 @@ class QmpError(RuntimeError):
 class Qmp:
     """One QMP connection: capabilities negotiated on open, events skipped while waiting for a reply."""
 
-    def __init__(self, path: Path, timeout: float = 30.0) -> None:
+    def __init__(self, path: Path, timeout: float = QMP_SECONDS) -> None:
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock.settimeout(timeout)
         self._sock.connect(str(path))

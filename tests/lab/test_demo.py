@@ -8,6 +8,7 @@ the wizard, destroy it, and deploy it again. Screenshots of every step land in w
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -72,6 +73,14 @@ class Demo:
                 return line
         pytest.fail(f"make demo printed no {pattern.pattern!r} within {seconds:.0f} s")
 
+    def unread(self) -> list[str]:
+        """The lines printed since the last wait_for, without waiting for more."""
+        lines = []
+        with contextlib.suppress(queue.Empty):
+            while (line := self._queue.get_nowait()) is not None:
+                lines.append(line)
+        return lines
+
     def interrupt(self) -> float:
         """Ctrl-C, as a user ends it; seconds until `make demo` ended (it stops the lab appliance, the api
         and vcsim first). Fails if it is still running after STOP_SECONDS."""
@@ -80,7 +89,10 @@ class Demo:
         try:
             self.proc.wait(timeout=STOP_SECONDS)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"make demo was still running {STOP_SECONDS} s after Ctrl-C")
+            pytest.fail(
+                f"make demo was still running {STOP_SECONDS} s after Ctrl-C; it printed since:\n"
+                + "".join(self.unread())
+            )
         return time.monotonic() - started
 
     def stop(self) -> None:
