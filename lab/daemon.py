@@ -73,7 +73,7 @@ class Daemon:
 PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     # Runs in the child between fork and exec: the kernel sends SIGTERM when the parent goes away.
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -95,7 +95,7 @@ def spawn(argv: list[str], *, log: Path, marker: str, tied: bool = False) -> Dae
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_die_with_parent if tied else None,
+            preexec_fn=die_with_parent if tied else None,
         )
     daemon = Daemon(proc.pid, marker)
     # Right after exec the kernel shows an empty command line for a moment: wait until the marker

@@ -17,6 +17,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import time
 from pathlib import Path
 from typing import Literal
@@ -50,6 +51,11 @@ def main() -> None:
     parser.add_argument("--no-appliance", action="store_true", help="do not boot the lab appliance")
     args = parser.parse_args()
 
+    if port_taken(args.port):
+        raise SystemExit(
+            f"port {args.port} is in use on 127.0.0.1: is another `make demo` still running? Stop it, or "
+            f"choose another port: python -m lab.demo --port N"
+        )
     shutil.rmtree(args.data_dir, ignore_errors=True)
     args.data_dir.mkdir(parents=True)
     password = os.environ.get("ARCVSA_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
@@ -100,6 +106,13 @@ def main() -> None:
                 api.wait()
         finally:
             stop_appliance(lab_dir)
+
+
+def port_taken(port: int) -> bool:
+    """True when something listens on 127.0.0.1:``port`` already (the api would fail on it later)."""
+    with socket.socket() as probe:
+        probe.settimeout(2)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def stop_appliance(lab_dir: Path) -> None:

@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
-from lab.daemon import free_port
+from lab.daemon import die_with_parent, free_port
 
 
 class ApiServer:
@@ -45,6 +45,9 @@ class ApiServer:
             [sys.executable, "-m", "api", "--host", "127.0.0.1", "--port", str(self.port)],
             env=self._env,
             start_new_session=True,
+            # Its own session keeps a terminal's Ctrl-C for the caller, who stops it in order; but should
+            # the caller be killed outright, the api must not outlive it holding the port.
+            preexec_fn=die_with_parent,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
