@@ -12,6 +12,8 @@
 # The lab part boots a VM: run the whole target under the lab lock, as lab-test. Host tools it needs:
 # iproute2 (network namespace), libnfs-utils (nfs-ls), libiscsi-bin (iscsi-readcapacity16).
 APT_PACKAGES += iproute2 libnfs-utils libiscsi-bin nftables
+# apparmor_parser checks the api's AppArmor profile in the unit tests (nothing is loaded on this host).
+APT_PACKAGES += apparmor
 
 SECURITY_DIR ?= var/security
 SECURITY_FUZZ_EXAMPLES ?= 50

@@ -50,6 +50,10 @@ UNIT_DIR = Path("/etc/systemd/system")
 # The users the units run as (systemd-sysusers' format), made before a unit naming one is started.
 SYSUSERS = "arcvsa.sysusers"
 SYSUSERS_FILE = Path("/etc/sysusers.d/arcvsa.conf")
+# The api's AppArmor profile, which its unit names: loaded before the unit that names it is started.
+APPARMOR = "arcvsa-api.apparmor"
+APPARMOR_FILE = Path("/etc/apparmor.d/arcvsa-api")
+APPARMOR_PARSER = Path("/usr/sbin/apparmor_parser")
 HEALTH_URL = "https://127.0.0.1:443/api/health"
 # The api's first start after a switch migrates the database and imports everything, on a slow CPU too.
 HEALTH_TIMEOUT = 600.0
@@ -86,6 +90,8 @@ class Paths:
     data: Path = Path("/var/lib/arcvsa")
     unit_dir: Path = UNIT_DIR
     sysusers: Path = SYSUSERS_FILE
+    apparmor: Path = APPARMOR_FILE
+    apparmor_parser: Path = APPARMOR_PARSER
     key: Path = Path("/etc/arcvsa/upgrade-signing.pub")
 
     @property
@@ -173,6 +179,7 @@ class Upgrade:
             self.paths.sysusers.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(users, self.paths.sysusers)
             self.gw.run(["systemd-sysusers", str(self.paths.sysusers)])
+        self.profile(source / APPARMOR)
         changed = False
         for name in UNITS:
             new, target = source / name, self.paths.unit_dir / name
@@ -181,6 +188,21 @@ class Upgrade:
                 changed = True
         if changed:
             self.gw.run(["systemctl", "daemon-reload"])
+
+    def profile(self, new: Path) -> None:
+        """Install and load a release's AppArmor profile of the api when it changed.
+
+        A release without one (a rollback to an older one) leaves the loaded profile: its unit names
+        none, so it is unused. Without AppArmor's tools (an appliance built before it had them) the file
+        is installed for the next boot's loader and the unit, which names the profile as optional, runs
+        unconfined until then."""
+        target = self.paths.apparmor
+        if not new.is_file() or (target.is_file() and target.read_bytes() == new.read_bytes()):
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(new, target)
+        if self.paths.apparmor_parser.is_file():
+            self.gw.run([str(self.paths.apparmor_parser), "--replace", str(target)])
 
     def start(self, version: str) -> None:
         """Switch to ``version``, start the api and wait until it serves as that version."""

@@ -25,6 +25,9 @@ PY
 # The users the units run as (the api's own), as upgrades install them too.
 install -D -m 0644 /opt/arcvsa/current/systemd/arcvsa.sysusers /etc/sysusers.d/arcvsa.conf
 systemd-sysusers /etc/sysusers.d/arcvsa.conf
+# The api's AppArmor profile, which its unit names: apparmor.service loads it at every boot before the
+# api starts (upgrades install and load it too).
+install -D -m 0644 /opt/arcvsa/current/systemd/arcvsa-api.apparmor /etc/apparmor.d/arcvsa-api
 systemctl daemon-reload
 systemctl enable arcvsa-firstboot.service arcvsa-console.service arcvsa-api.service
 # The api's folder (its unit's StateDirectory): first boot writes into it as root, and the api's first

@@ -439,6 +439,19 @@ def test_the_api_runs_as_its_own_user_and_its_folder_is_all_its_own(booted: Boot
     ]  # fmt: skip
 
 
+def test_the_api_runs_under_its_apparmor_profile_and_none_of_its_work_was_refused(
+    booted: BootedAppliance,
+) -> None:
+    """Enforced, not complaining; and by now it has served first boot's outcome, pools, exports and the
+    reads above: the kernel refused it nothing (tests/lab/security probes what it does refuse)."""
+    vm = booted.vm
+    pid = vm.ssh(["systemctl", "show", "--property=MainPID", "--value", "arcvsa-api.service"]).strip()
+    assert vm.ssh(["cat", f"/proc/{pid}/attr/apparmor/current"]).strip() == "arcvsa-api (enforce)"
+    kernel = vm.ssh(["journalctl", "--no-pager", "-k", "-b", "-o", "cat"])
+    denied = [line for line in kernel.splitlines() if 'apparmor="DENIED"' in line and "arcvsa-api" in line]
+    assert denied == [], denied[:5]
+
+
 def test_the_appliance_booted_under_uefi_from_its_esp(booted: BootedAppliance) -> None:
     vm = booted.vm
     seen = console.text(vm.console)

@@ -38,6 +38,8 @@ class Lab:
             unit_dir=tmp / "units",
             sysusers=tmp / "sysusers.d" / "arcvsa.conf",
             key=tmp / "key.pub",
+            apparmor=tmp / "apparmor.d" / "arcvsa-api",
+            apparmor_parser=tmp / "apparmor_parser",  # present only where a test makes it
         )
         self.paths.key.write_text(bundle.public_key_text(KEY))
         self.paths.unit_dir.mkdir()
@@ -58,6 +60,9 @@ class Lab:
         """The Gateway's runner: every tool for real but systemctl, which this fake systemd answers."""
         if argv[0] == "systemd-sysusers":  # the users a release's units run as: made, not here
             self.calls.append([*argv, Path(argv[1]).read_text()])
+            return Result(tuple(argv), 0, "", "")
+        if argv[0] == str(self.paths.apparmor_parser):  # loads the profile into the kernel: recorded
+            self.calls.append([*argv, Path(argv[-1]).read_text()])
             return Result(tuple(argv), 0, "", "")
         if argv[0] != "systemctl":
             return SubprocessRunner().execute(argv, timeout=timeout, input_text=input_text)
@@ -213,6 +218,51 @@ def test_a_release_without_users_leaves_the_installed_ones(lab: Lab) -> None:
     assert lab.upgrade().apply().version == "v2"
     assert lab.paths.sysusers.read_text() == "u arcvsa-api -\n"
     assert not any(c[0] == "systemd-sysusers" for c in lab.calls)
+
+
+PROFILE = "profile arcvsa-api {\n  /var/lib/arcvsa/** rwk,\n}\n"
+
+
+def test_a_release_s_apparmor_profile_is_loaded_before_the_api_that_names_it_starts(lab: Lab) -> None:
+    lab.paths.apparmor_parser.touch()
+    lab.stage("v2", 2, files={**MODULES, "systemd/arcvsa-api.apparmor": PROFILE})
+    assert lab.upgrade().apply().version == "v2"
+    assert lab.paths.apparmor.read_text() == PROFILE
+    parser = str(lab.paths.apparmor_parser)
+    assert [c[0] if c[0] == parser else " ".join(c[:2]) for c in lab.calls] == [
+        "systemctl stop", parser, "systemctl daemon-reload", "systemctl start",
+    ]  # fmt: skip
+    assert lab.calls[1] == [parser, "--replace", str(lab.paths.apparmor), PROFILE]
+
+
+def test_an_unchanged_apparmor_profile_is_not_loaded_again(lab: Lab) -> None:
+    lab.paths.apparmor_parser.touch()
+    lab.paths.apparmor.parent.mkdir()
+    lab.paths.apparmor.write_text(PROFILE)
+    lab.stage("v2", 2, files={**MODULES, "systemd/arcvsa-api.apparmor": PROFILE})
+    assert lab.upgrade().apply().version == "v2"
+    assert not any(c[0] == str(lab.paths.apparmor_parser) for c in lab.calls)
+
+
+def test_without_apparmor_s_tools_the_profile_is_installed_for_the_next_boot(lab: Lab) -> None:
+    lab.stage("v2", 2, files={**MODULES, "systemd/arcvsa-api.apparmor": PROFILE})
+    assert lab.upgrade().apply().version == "v2"
+    assert lab.paths.apparmor.read_text() == PROFILE
+    assert [" ".join(c[:2]) for c in lab.calls] == [
+        "systemctl stop",
+        "systemctl daemon-reload",
+        "systemctl start",
+    ]
+
+
+def test_a_release_without_a_profile_leaves_the_installed_one(lab: Lab) -> None:
+    lab.paths.apparmor_parser.touch()
+    lab.paths.apparmor.parent.mkdir()
+    lab.paths.apparmor.write_text(PROFILE)
+    lab.stage("v2", 2)
+    assert lab.upgrade().apply().version == "v2"
+    assert lab.paths.apparmor.read_text() == PROFILE
+    assert not any(c[0] == str(lab.paths.apparmor_parser) for c in lab.calls)
 
 
 def test_what_is_installed_is_the_bundle_checked_not_the_staged_files_after(lab: Lab) -> None:

@@ -717,3 +717,63 @@ def test_secrets_are_absent_from_the_guest_journal(api: LabApi, guest: SshRunner
         "guest_journal_has_no_secrets", not found and len(journal) > 0, f"{len(journal)} chars; found {found}"
     )
     checks.verify("guest_journal_has_no_secrets")
+
+
+# Run as the api runs (its user, its profile, through systemd as its unit does): its own folder and its
+# release read, then one thing at a time the profile refuses though the user's file permissions allow it.
+PROBE = """
+import json, os, subprocess
+def attempt(action):
+    try:
+        action()
+        return "ok"
+    except OSError as err:
+        return type(err).__name__
+print(json.dumps({
+    "own_folder": attempt(lambda: open("/var/lib/arcvsa/state.json", "rb").read(1)),
+    "settings": attempt(lambda: open("/etc/arcvsa/appliance.json", "rb").read(1)),
+    "sshd_config": attempt(lambda: open("/etc/ssh/sshd_config", "rb").read(1)),
+    "run_program": attempt(lambda: subprocess.run(["/usr/bin/true"], check=True)),
+    "write_elsewhere": attempt(lambda: (open("/run/lock/arcvsa-probe", "wb").close(), os.remove("/run/lock/arcvsa-probe"))),
+}))
+"""
+DENIED_BY_API_PROFILE = re.compile(r'apparmor="DENIED".*profile="arcvsa-api"')
+
+
+def _denial(line: str) -> str:
+    """What an audit line says was refused: the operation, the object and the access."""
+    fields = dict(re.findall(r'(\w+)="?([^"\s]*)"?', line))
+    return " ".join(fields.get(key, "") for key in ("operation", "name", "requested_mask", "capname"))
+
+
+def _probe(guest: SshRunner, *profile: str) -> dict[str, str]:
+    argv = [
+        "systemd-run", "--quiet", "--pipe", "--wait", "--collect", "--property=User=arcvsa-api",
+        *profile, "/opt/arcvsa/venv/bin/python", "-c", PROBE,
+    ]  # fmt: skip
+    answer: dict[str, str] = json.loads(in_guest(guest, argv, timeout=120).stdout)
+    return answer
+
+
+def test_the_api_runs_confined_by_its_apparmor_profile(guest: SshRunner, checks: Checks) -> None:
+    """Last of the suite: nothing the api did for the tests above was refused by its profile."""
+    pid = in_guest(guest, ["systemctl", "show", "--property=MainPID", "--value", "arcvsa-api.service"])
+    label = in_guest(guest, ["cat", f"/proc/{pid.stdout.strip()}/attr/apparmor/current"]).stdout.strip()
+    kernel = in_guest(guest, ["journalctl", "--no-pager", "-k", "-b", "-o", "cat"], timeout=120).stdout
+    denied = sorted({_denial(line) for line in kernel.splitlines() if DENIED_BY_API_PROFILE.search(line)})
+    confined = _probe(guest, "--property=AppArmorProfile=arcvsa-api")
+    unconfined = _probe(guest)
+    print(f"\napi label {label!r}; under the profile {confined}; without it {unconfined}")
+    checks.record(
+        "api_apparmor",
+        label == "arcvsa-api (enforce)" and not denied,
+        f"the api runs as {label!r}; refused to it: {denied}",
+    )
+    refused = {"sshd_config", "run_program", "write_elsewhere"}
+    checks.record(
+        "api_apparmor_probe",
+        confined == {"own_folder": "ok", "settings": "ok"} | dict.fromkeys(refused, "PermissionError")
+        and set(unconfined.values()) == {"ok"},
+        f"as the api with its profile: {confined}; the same user without it: {unconfined}",
+    )
+    checks.verify("api_apparmor", "api_apparmor_probe")
