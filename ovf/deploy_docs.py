@@ -30,7 +30,8 @@ SITE = {
     "CLUSTER": "the cluster",
     "ESXI_HOST": "the host the appliance serves",
     "DATASTORE": "the datastore for its boot disk",
-    "PORTGROUP": "the port group it shares with the hosts' NFS VMkernel ports",
+    "PORTGROUP": "the management port group (the web interface; NFS and iSCSI too without a storage network)",
+    "STORAGE_PORTGROUP": "the port group of the hosts' storage VMkernel ports (PORTGROUP again without one)",
 }
 OPTIONS_FILE = "arcvsa-options.json"
 GOVC_IMPORT = (
@@ -88,6 +89,7 @@ def _ovftool(catalogue: PropertyCatalogue, hw: VirtualHardware) -> str:
         "--datastore=DATASTORE",
         "--diskMode=thin",
         f"--net:{hw.network_name}=PORTGROUP",
+        f"--net:{hw.storage_network_name}=STORAGE_PORTGROUP",
         f"--deploymentOption={_default_option(hw)}",
         *(f"--prop:{p.key}={_value(p)}" for p in _settable(catalogue) if not p.password),
         *(["--configFile=arcvsa-secrets.cfg"] if secrets else []),
@@ -120,7 +122,10 @@ def govc_options(
         "PropertyMapping": [
             {"Key": p.key, "Value": secrets[p.key] if p.password else _value(p)} for p in _settable(catalogue)
         ],
-        "NetworkMapping": [{"Name": hw.network_name, "Network": "PORTGROUP"}],
+        "NetworkMapping": [
+            {"Name": hw.network_name, "Network": "PORTGROUP"},
+            {"Name": hw.storage_network_name, "Network": "STORAGE_PORTGROUP"},
+        ],
         "MarkAsTemplate": False,
         "PowerOn": False,
         "InjectOvfEnv": False,
@@ -176,12 +181,13 @@ def _requirement(spec: PropertySpec) -> str:
 
 def _powercli(catalogue: PropertyCatalogue, hw: VirtualHardware) -> str:
     # Get-OvfConfiguration names a network after the OVF's, spaces and hyphens made underscores.
-    network = re.sub(r"[ -]", "_", hw.network_name)
+    network, storage = (re.sub(r"[ -]", "_", n) for n in (hw.network_name, hw.storage_network_name))
     lines = [
         "Connect-VIServer -Server VCENTER -Credential (Get-Credential)",
         f"$ovfConfig = Get-OvfConfiguration -Ovf .\\{OVA}",
         f"$ovfConfig.DeploymentOption.Value = {_ps_quote(_default_option(hw))}",
         f"$ovfConfig.NetworkMapping.{network}.Value = 'PORTGROUP'",
+        f"$ovfConfig.NetworkMapping.{storage}.Value = 'STORAGE_PORTGROUP'",
     ]
     for p in _settable(catalogue):
         comment = "  # " + ", ".join(filter(None, [p.label, _requirement(p)]))

@@ -125,8 +125,12 @@ def _disk_section(env: ET.Element, disk: DiskImage) -> None:
 
 def _network_section(env: ET.Element, hw: VirtualHardware) -> None:
     section = _section(env, "NetworkSection", "The list of logical networks")
-    net = _sub(section, q(OVF, "Network"), **{q(OVF, "name"): hw.network_name})
-    _sub(net, q(OVF, "Description"), "Management, NFS and API traffic of the appliance")
+    for name, text in (
+        (hw.network_name, "Management: the web interface, its API and SSH (and NFS and iSCSI without a storage network)"),
+        (hw.storage_network_name, "Storage: NFS and iSCSI to the ESXi hosts' storage VMkernel ports (storage_mode static)"),
+    ):  # fmt: skip
+        net = _sub(section, q(OVF, "Network"), **{q(OVF, "name"): name})
+        _sub(net, q(OVF, "Description"), text)
 
 
 def _deployment_options(env: ET.Element, hw: VirtualHardware) -> None:
@@ -257,19 +261,22 @@ def _virtual_hardware(vs: ET.Element, hw: VirtualHardware) -> None:
             "ResourceType": "15",
         },
     )
-    _item(
-        section,
-        {
-            "AddressOnParent": "7",
-            "AutomaticAllocation": "true",
-            "Connection": hw.network_name,
-            "Description": f"{hw.nic_type} ethernet adapter on {hw.network_name}",
-            "ElementName": "Network adapter 1",
-            "InstanceID": next_id(),
-            "ResourceSubType": hw.nic_type,
-            "ResourceType": "10",
-        },
-    )
+    # Unit numbers 7 and 8: vSphere gives the NICs PCI slots in that order, so the guest sees the
+    # management NIC first (first boot tells them apart by that order).
+    for n, (unit, network) in enumerate(((7, hw.network_name), (8, hw.storage_network_name)), start=1):
+        _item(
+            section,
+            {
+                "AddressOnParent": str(unit),
+                "AutomaticAllocation": "true",
+                "Connection": network,
+                "Description": f"{hw.nic_type} ethernet adapter on {network}",
+                "ElementName": f"Network adapter {n}",
+                "InstanceID": next_id(),
+                "ResourceSubType": hw.nic_type,
+                "ResourceType": "10",
+            },
+        )
     config = (
         ("firmware", hw.firmware),
         ("bootOptions.efiSecureBootEnabled", "true" if hw.secure_boot else "false"),

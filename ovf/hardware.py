@@ -2,7 +2,7 @@
 
 The sizes differ only in vCPUs and RAM: RAM is what the ZFS ARC (the read cache) lives in, so a
 bigger size serves more desktops from memory. Everything else (UEFI firmware without Secure Boot,
-vmxnet3 NIC, pvscsi controller, one boot disk) is the same for every size.
+two vmxnet3 NICs (management, storage), pvscsi controller, one boot disk) is the same for every size.
 """
 
 from __future__ import annotations
@@ -36,7 +36,11 @@ class VirtualHardware(BaseModel):
     hardware_version: str = Field(description="vssd:VirtualSystemType (vmx-19 = ESXi 7.0 U2 and later)")
     guest_os_cim_id: int = Field(description="OperatingSystemSection ovf:id (CIM OS type)")
     guest_os_vmw: str = Field(description="vmw:osType; one that vmx-19 hosts know")
-    network_name: str = Field(description="Logical network the NIC connects to")
+    network_name: str = Field(description="Logical network of the first NIC: management (web, SSH)")
+    storage_network_name: str = Field(
+        description="Logical network of the second NIC: NFS and iSCSI to the ESXi hosts, once the "
+        "storage_mode property configures it (unconfigured and down otherwise)"
+    )
     nic_type: str = Field(description="rasd:ResourceSubType of the NIC")
     scsi_type: str = Field(description="rasd:ResourceSubType of the SCSI controller")
     firmware: Literal["bios", "efi"] = Field(
@@ -73,6 +77,7 @@ APPLIANCE_HARDWARE = VirtualHardware(
     guest_os_cim_id=96,
     guest_os_vmw="debian11_64Guest",
     network_name="VM Network",
+    storage_network_name="Storage Network",
     nic_type="VmxNet3",
     scsi_type="VirtualSCSI",
     firmware="efi",

@@ -85,6 +85,10 @@ def test_static_fixture_values() -> None:
         "dns_servers": "192.0.2.53,192.0.2.54",
         "dns_search": "example.com,lab.example.com",
         "management_networks": "10.0.10.0/24,192.0.2.7/32",
+        "storage_mode": "none",
+        "storage_address": "",
+        "storage_prefix": 24,
+        "storage_mtu": 1500,
         "nfs_backend": "knfsd",
     }
     assert PASSWORD not in repr(props.model)
@@ -181,6 +185,10 @@ def test_defaults_fill_every_absent_property() -> None:
         "dns_servers": "",
         "dns_search": "",
         "management_networks": "",
+        "storage_mode": "none",
+        "storage_address": "",
+        "storage_prefix": 24,
+        "storage_mtu": 1500,
         "nfs_backend": "ganesha",
     }
     assert props.secret("admin_password") == PASSWORD
@@ -206,6 +214,10 @@ def test_defaults_fill_every_absent_property() -> None:
         ("fqdn", "arcvsa." + "d" * 63),
         ("dns_search", "example.com,lab.example.com"),
         ("dns_search", ",".join(["d" * 63 + ".com"] * 15)),  # 1019 characters
+        ("storage_mtu", "1280"),
+        ("storage_mtu", "9000"),
+        ("storage_prefix", "32"),
+        ("storage_mode", "none"),
     ],
 )
 def test_values_at_the_edges_are_accepted(key: str, value: str) -> None:
@@ -267,6 +279,15 @@ def test_values_at_the_edges_are_accepted(key: str, value: str) -> None:
         ("dns_search", "example.com,", "dns_search (DNS search domains): entry 2 of 'example.com,' is empty"),
         ("dns_search", "lab..example.com", "dns_search (DNS search domains): entry 1, 'lab..example.com'"),
         ("dns_search", "a" * 1025, "dns_search (DNS search domains): may have at most 1024 characters"),
+        ("storage_mode", "dhcp", "storage_mode (Storage network): must be one of none, static (got 'dhcp')"),
+        ("storage_mtu", "1279", "storage_mtu (Storage MTU): must be between 1280 and 9000 (got '1279')"),
+        ("storage_mtu", "9001", "storage_mtu (Storage MTU): must be between 1280 and 9000 (got '9001')"),
+        ("storage_prefix", "0", "storage_prefix (Storage prefix length): must be between 1 and 32 (got '0')"),
+        (
+            "storage_address",
+            "10.0.0.256",
+            "storage_address (Storage IPv4 address): '10.0.0.256' is not an IPv4",
+        ),
     ],
 )
 def test_one_bad_property_is_refused_alone(key: str, value: str, refusal: str) -> None:
@@ -353,6 +374,14 @@ def test_static_mode_needs_an_address_but_dhcp_does_not() -> None:
     assert _refusals(ipv4_mode="dhcp") == []
     # an empty prefix takes its default (24), so static mode is complete without one
     assert _refusals(ipv4_mode="static", ipv4_address="192.0.2.10", ipv4_prefix="") == []
+
+
+def test_a_static_storage_network_needs_its_address_and_none_does_not() -> None:
+    assert _refusals(storage_mode="static") == [
+        "storage_address (Storage IPv4 address): is required when storage_mode is static"
+    ]
+    assert _refusals(storage_mode="static", storage_address="198.51.100.10") == []
+    assert _refusals(storage_mode="none", storage_address="") == []
 
 
 def test_unknown_properties_are_ignored() -> None:

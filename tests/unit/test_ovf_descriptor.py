@@ -80,11 +80,13 @@ def test_vsphere_boots_it_under_uefi_without_secure_boot() -> None:
     assert config["bootOptions.efiSecureBootEnabled"] == "false"
 
 
-def test_devices_are_pvscsi_vmxnet3_and_the_disk() -> None:
+def test_devices_are_pvscsi_two_vmxnet3_and_the_disk() -> None:
     hw = resolve_hardware(parse_envelope(render_descriptor(INPUTS)), "medium")
     by_type = {i.resource_type: i for i in hw.items}
     assert by_type[6].subtype == "VirtualSCSI"
-    assert by_type[10].subtype == "VmxNet3" and by_type[10].connection == "VM Network"
+    # management first: the guest takes the NIC on the lower PCI slot (unit 7) as management
+    nics = [(i.subtype, i.connection) for i in hw.items if i.resource_type == 10]
+    assert nics == [("VmxNet3", "VM Network"), ("VmxNet3", "Storage Network")]
     assert by_type[17].host_resource == "ovf:/disk/vmdisk1" and by_type[17].parent == by_type[6].instance_id
     assert 15 in by_type, "the iso transport needs a CD-ROM drive"
 

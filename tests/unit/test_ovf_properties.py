@@ -26,6 +26,10 @@ def test_catalogue_has_the_properties_the_issue_names() -> None:
         "dns_servers",
         "dns_search",
         "management_networks",
+        "storage_mode",
+        "storage_address",
+        "storage_prefix",
+        "storage_mtu",
         "nfs_backend",
     ]
 

@@ -117,7 +117,7 @@ def section_without_info(root: ET.Element) -> None:
 
 
 def nic_on_unknown_network(root: ET.Element) -> None:
-    _set_rasd(_item(root, 10), "Connection", "Storage Network")
+    _set_rasd(_item(root, 10), "Connection", "Backup Network")
 
 
 def rasd_out_of_order(root: ET.Element) -> None:
@@ -158,7 +158,7 @@ MUTATIONS: list[tuple[Callable[[ET.Element], None], str]] = [
     (unparseable_qualifier, "cannot parse qualifier text 'Length<63'"),
     (references_not_first, "References must be the first child of Envelope"),
     (section_without_info, "NetworkSection: Info must be the first child of every section"),
-    (nic_on_unknown_network, "rasd:Connection 'Storage Network' names no NetworkSection Network"),
+    (nic_on_unknown_network, "rasd:Connection 'Backup Network' names no NetworkSection Network"),
     (rasd_out_of_order, "rasd elements must be in alphabetical order"),
     (second_cpu_for_small, "deployment option 'small' gets 2 CPU items; needs exactly 1"),
     (unknown_transport, "unknown ovf:transport 'floppy'"),
