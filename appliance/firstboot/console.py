@@ -8,9 +8,11 @@ The address is not written into the file. Its `\\4` escape makes agetty print th
 kernel has when the prompt is drawn, and agetty listens on netlink and draws the prompt again when an
 address comes, goes or changes (a DHCP lease, a static address configured after the getty started).
 So nothing has to follow the network: systemd-networkd has no hook of its own, and a dispatcher
-daemon would be one more package to keep for one line of text. The appliance has one NIC, and `\\4`
-names the address of the first interface that is up and has one (until then agetty falls back to the
-address the host name resolves to, and draws the prompt again when the NIC's comes).
+daemon would be one more package to keep for one line of text. With one NIC, `\\4` names the address
+of the first interface that is up and has one (until then agetty falls back to the address the host
+name resolves to, and draws the prompt again when the NIC's comes); with a storage network it is
+`\\4{NIC}` for the management NIC, since the storage NIC's static address may come first and never
+answers the web interface. The storage address is shown on a line of its own.
 
 What changes only from one boot to the next (the version after an upgrade, first boot's outcome, the
 FQDN) is rendered by first boot and again by arcvsa-console.service at every boot before the gettys
@@ -105,9 +107,12 @@ def _outcome(report: FirstBootReport | None) -> list[str]:
     return [shown(report.status)]
 
 
-def render_issue(version: str, fqdn: str, report: FirstBootReport | None) -> str:
-    """The issue file's text; the address is agetty's `\\4`, every other value escaped."""
-    addresses = ["https://\\4/"]
+def render_issue(
+    version: str, fqdn: str, report: FirstBootReport | None, management: str = "", storage: str = ""
+) -> str:
+    """The issue file's text; the address is agetty's `\\4` (of the NIC ``management`` when named),
+    ``storage`` the storage network's address, every other value escaped."""
+    addresses = [f"https://\\4{{{shown(management)}}}/" if management else "https://\\4/"]
     if fqdn:
         addresses.append(f"https://{shown(fqdn)}/")
     outcome = _outcome(report)
@@ -116,6 +121,7 @@ def render_issue(version: str, fqdn: str, report: FirstBootReport | None) -> str
         "",
         f"  {'Web interface':<16}{addresses[0]}",
         *(INDENT + a for a in addresses[1:]),
+        *([f"  {'Storage (NFS)':<16}{shown(storage)}"] if storage else []),
         f"  {'First boot':<16}{outcome[0]}",
         *(INDENT + line for line in outcome[1:]),
         "",
@@ -136,14 +142,31 @@ def read_report(root: Path) -> FirstBootReport | None:
         )
 
 
-def read_fqdn(root: Path) -> str:
-    """The FQDN first boot applied ('' when none was given, or before first boot)."""
+def _config(root: Path) -> dict[str, object]:
     try:
         config = json.loads(read_text(root, APPLIANCE_CONFIG) or "{}")
     except ValueError:
-        return ""
-    fqdn = config.get("fqdn") if isinstance(config, dict) else None
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def read_fqdn(root: Path) -> str:
+    """The FQDN first boot applied ('' when none was given, or before first boot)."""
+    fqdn = _config(root).get("fqdn")
     return fqdn if isinstance(fqdn, str) else ""
+
+
+def read_networks(root: Path) -> tuple[str, str]:
+    """The management NIC's name and the storage network's address, as first boot configured them
+    ('' for each it did not: one NIC, no storage network)."""
+    config = _config(root)
+    storage = config.get("storage_network")
+    management = config.get("management_interface")
+    address = storage.get("address") if isinstance(storage, dict) else None
+    return (
+        management if isinstance(management, str) else "",
+        address if isinstance(address, str) else "",
+    )
 
 
 def running_version() -> str:
@@ -164,7 +187,7 @@ def refresh(root: Path, runner: Runner, *, version: str, live: bool) -> bool:
     ``live``: have the running gettys draw it again (a getty that cannot be told keeps the old text
     until its next prompt; that is no reason to fail a boot).
     """
-    text = render_issue(version, read_fqdn(root), read_report(root))
+    text = render_issue(version, read_fqdn(root), read_report(root), *read_networks(root))
     changed = write_atomic(root, FileChange(ISSUE_FILE, text.encode(), mode=0o644, parent_mode=0o755))
     if changed and live:
         with contextlib.suppress(process.ProcessError, OSError):

@@ -58,15 +58,26 @@ def with_authorized_key(existing: str, key: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def appliance_config(props: ValidatedProperties) -> bytes:
+def appliance_config(
+    props: ValidatedProperties,
+    storage: network.StorageIntent | None = None,
+    storage_nic: str = "",
+    management_nic: str = "",
+) -> bytes:
     """/etc/arcvsa/appliance.json: what the api, the storage control and the console read."""
-    data = {
+    data: dict[str, object] = {
         "hostname": props.text("hostname"),
         "fqdn": props.text("fqdn"),
         "role": props.text("role"),
         "nfs_backend": props.text("nfs_backend"),
         # the firewall's management networks until an administrator saves others (api.firewall)
         "management_networks": [n for n in props.text("management_networks").split(",") if n],
+        # the NIC the console shows the web address of ("" with one NIC: whichever has an address)
+        "management_interface": management_nic,
+        # the firewall answers NFS and iSCSI only on this NIC, the web interface and SSH on the others
+        "storage_network": None
+        if storage is None
+        else {"interface": storage_nic, "address": storage.address.with_prefixlen, "mtu": storage.mtu},
     }
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
@@ -85,6 +96,10 @@ def make_plan(
     """
     hostname, fqdn = props.text("hostname"), props.text("fqdn")
     intent, warnings = network.network_intent(props)
+    network.settle(runner)
+    found = network.nics(root)
+    storage, storage_warnings = network.storage_intent(props, intent, found)
+    warnings += storage_warnings
     shadow = read_text(root, accounts.SHADOW)
     if shadow is None:
         raise ApplyFailed(f"{accounts.SHADOW} not found under {root}")
@@ -100,9 +115,22 @@ def make_plan(
     files = [
         FileChange(HOSTNAME, f"{hostname}\n".encode()),
         FileChange(HOSTS, with_hostname(read_text(root, HOSTS) or DEFAULT_HOSTS, hostname, fqdn).encode()),
-        FileChange(network.NETWORK_FILE, network.render_network(intent).encode()),
+        FileChange(
+            network.NETWORK_FILE,
+            network.render_network(intent, *([found[0].name] if len(found) > 1 else [])).encode(),
+        ),
+        *(
+            [FileChange(network.STORAGE_FILE, network.render_storage(storage, found[1].name).encode())]
+            if len(found) > 1
+            else []
+        ),
         FileChange(chrony.SOURCES_FILE, chrony.render_sources(ntp).encode()),
-        FileChange(APPLIANCE_CONFIG, appliance_config(props)),
+        FileChange(
+            APPLIANCE_CONFIG,
+            appliance_config(
+                props, storage, found[1].name if storage else "", found[0].name if len(found) > 1 else ""
+            ),
+        ),
         FileChange(accounts.SHADOW, new_shadow.encode(), mode=0o640),
         FileChange(accounts.API_ADMIN_HASH, (accounts.argon2_hash(password) + "\n").encode(), mode=0o600),
         FileChange(tls.CERT, cert, only_if_absent=True),

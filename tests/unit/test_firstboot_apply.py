@@ -37,6 +37,7 @@ ADMIN_KEY = (
 )
 GET = ("vmtoolsd", "--cmd", "info-get guestinfo.ovfEnv")
 SET_BLANK = ("vmtoolsd", "--cmd", "info-set guestinfo.ovfEnv ")
+SETTLE = ("udevadm", "settle", "--timeout=60")
 
 
 SSH_OFF = "etc/ssh/sshd_not_to_be_run"  # Debian's switch file, as packer's seal leaves it
@@ -56,6 +57,8 @@ class ApplianceRunner:
             if not self.guestinfo:
                 raise ProcessFailed(call, 1, "No value found")
             return Completed(call, 0, self.guestinfo, "")
+        if call == SETTLE:  # udev has nothing queued in a test's root
+            return Completed(call, 0, "", "")
         if call == SET_BLANK:
             self.guestinfo = ""
             return Completed(call, 0, "", "")

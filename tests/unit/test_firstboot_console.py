@@ -71,6 +71,33 @@ def test_the_fqdn_gets_a_web_address_of_its_own() -> None:
     assert "  Web interface   https://\\4/\n                  https://vsa01.example.com/\n" in text
 
 
+def write(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_with_a_storage_network_the_web_address_is_the_management_nics() -> None:
+    text = render_issue("1.4.0", "", report("applied"), "ens192", "198.51.100.10/24")
+    assert text.splitlines()[2:5] == [
+        "  Web interface   https://\\4{ens192}/",
+        "  Storage (NFS)   198.51.100.10/24",
+        "  First boot      applied",
+    ]
+
+
+def test_the_console_reads_the_networks_first_boot_wrote(tmp_path: Path) -> None:
+    config = {
+        "management_interface": "ens192",
+        "storage_network": {"interface": "ens224", "address": "10.9.0.5/24"},
+    }
+    write(tmp_path / "etc/arcvsa/appliance.json", config)
+    assert console.read_networks(tmp_path) == ("ens192", "10.9.0.5/24")
+    write(tmp_path / "etc/arcvsa/appliance.json", {"management_interface": "", "storage_network": None})
+    assert console.read_networks(tmp_path) == ("", "")
+    write(tmp_path / "etc/arcvsa/appliance.json", {"management_interface": 7, "storage_network": ["x"]})
+    assert console.read_networks(tmp_path) == ("", "")
+
+
 def test_each_refused_property_is_listed_with_its_reason() -> None:
     refused = report(
         "refused",
