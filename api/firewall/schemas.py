@@ -61,6 +61,22 @@ class Allowed(BaseModel):
     service: str = Field(description="web interface, SSH, NFSv3, NFSv4.1 or iSCSI")
     ports: list[int] = Field(description="TCP ports")
     sources: list[str] = Field(description="networks or addresses allowed (empty: nobody)")
+    interface: str | None = Field(
+        None,
+        description="the NIC the rule answers on: the storage network's for NFS and iSCSI, any other for "
+        "the web interface and SSH ('not ens224'); None: every NIC (no storage network)",
+    )
+
+
+class StorageNetwork(BaseModel):
+    """The storage network first boot configured from the OVF properties (storage_mode static)."""
+
+    interface: str = Field(
+        pattern=r"^[A-Za-z0-9_.-]{1,15}$",
+        description="the storage NIC's interface name in the appliance, e.g. ens224",
+    )
+    address: str = Field(description="its address and prefix, e.g. 198.51.100.10/24; ESXi mounts here")
+    mtu: int = Field(description="its MTU (9000: jumbo frames)")
 
 
 class Trial(BaseModel):
@@ -77,3 +93,6 @@ class FirewallView(BaseModel):
     allowed: list[Allowed] = Field(description="every accept rule in effect; all else is refused")
     trial: Trial | None = Field(None, description="a change waiting for confirmation")
     your_address: str = Field(description="the address your requests come from, as the appliance sees it")
+    storage_network: StorageNetwork | None = Field(
+        None, description="the storage network NFS and iSCSI are answered on alone; None: every NIC"
+    )

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from api.appliance import config as appliance_json
 from api.errors import Conflict, WouldLockOut
 from api.exports import service as exports
-from api.firewall.schemas import Allowed, FirewallSettings, FirewallView, Trial
+from api.firewall.schemas import Allowed, FirewallSettings, FirewallView, StorageNetwork, Trial
 from api.firewall.table import FirewallConfig
 from api.iscsi.table import IscsiTarget
 from api.settings import Settings
@@ -85,16 +85,28 @@ def trial(db: Session, at: float | None = None) -> Trial | None:
     )
 
 
+def storage_network(settings: Settings) -> StorageNetwork | None:
+    """The storage network first boot configured (appliance.json), None without one or an unreadable
+    entry (the management NIC then serves everything, as with one NIC)."""
+    try:
+        return StorageNetwork.model_validate(appliance_json.read(settings).get("storage_network"))
+    except ValueError:
+        return None
+
+
 def _clear_trial(row: FirewallConfig) -> None:
     row.trial_json = None
     row.trial_until = None
 
 
-def rules(db: Session, wanted: FirewallSettings) -> firewall.Rules:
-    """What the rule set allows under ``wanted``, with the stored exports' hosts and targets."""
+def rules(db: Session, settings: Settings, wanted: FirewallSettings) -> firewall.Rules:
+    """What the rule set allows under ``wanted``, with the stored exports' hosts and targets, NFS and
+    iSCSI on the storage network's NIC alone when first boot configured one."""
     served = exports.desired(db)
     targets = db.scalar(select(func.count()).select_from(IscsiTarget)) or 0
+    storage = storage_network(settings)
     return firewall.Rules(
+        storage_interface=None if storage is None else storage.interface,
         management=[ipaddress.ip_network(n) for n in wanted.management],
         ssh=wanted.ssh,
         nfs3=[ipaddress.ip_address(c) for e in served if e.protocol == Protocol.v3 for c in e.clients],
@@ -110,13 +122,16 @@ def allowed(applied: firewall.Rules) -> list[Allowed]:
         return sorted({str(i) for i in items})
 
     management = text(applied.management)
-    listed = [Allowed(service="web interface", ports=[firewall.HTTPS], sources=management)]
+    nic = applied.storage_interface
+    where = {"interface": f"not {nic}"} if nic else {}
+    listed = [Allowed(service="web interface", ports=[firewall.HTTPS], sources=management, **where)]
     if applied.ssh:
-        listed.append(Allowed(service="SSH", ports=[firewall.SSH], sources=management))
+        listed.append(Allowed(service="SSH", ports=[firewall.SSH], sources=management, **where))
+    storage = {"interface": nic} if nic else {}
     listed += [
-        Allowed(service="NFSv3", ports=sorted(firewall.NFS3_PORTS), sources=text(applied.nfs3)),
-        Allowed(service="NFSv4.1", ports=list(firewall.NFS4_PORTS), sources=text(applied.nfs4)),
-        Allowed(service="iSCSI", ports=[firewall.ISCSI], sources=text(applied.iscsi)),
+        Allowed(service="NFSv3", ports=sorted(firewall.NFS3_PORTS), sources=text(applied.nfs3), **storage),
+        Allowed(service="NFSv4.1", ports=list(firewall.NFS4_PORTS), sources=text(applied.nfs4), **storage),
+        Allowed(service="iSCSI", ports=[firewall.ISCSI], sources=text(applied.iscsi), **storage),
     ]
     return listed
 
@@ -125,7 +140,11 @@ def view(db: Session, settings: Settings, client: str) -> FirewallView:
     """The settings in effect (stored, else the defaults), their rules and any change on trial."""
     shown = stored(db) or defaults(settings)
     return FirewallView(
-        settings=shown, allowed=allowed(rules(db, shown)), trial=trial(db), your_address=client
+        settings=shown,
+        allowed=allowed(rules(db, settings, shown)),
+        trial=trial(db),
+        your_address=client,
+        storage_network=storage_network(settings),
     )
 
 
@@ -171,13 +190,13 @@ def save(
             )
         current = stored(db) or defaults(settings, sshd.enabled(files), sshd.root_login(files))
         if set(wanted.management) != set(current.management):
-            firewall.try_out(gw, rules(db, wanted), TRIAL_SECONDS)
+            firewall.try_out(gw, rules(db, settings, wanted), TRIAL_SECONDS)
             row.trial_json = wanted.model_dump_json()
             row.trial_until = time.time() + TRIAL_SECONDS
             db.commit()
             log.info("firewall: management networks %s on trial for %ds", wanted.management, TRIAL_SECONDS)
             return view(db, settings, client)
-        _converge(gw, files, db, wanted)
+        _converge(gw, files, db, settings, wanted)
         row.settings_json = wanted.model_dump_json()
         _clear_trial(row)
         db.commit()
@@ -204,7 +223,7 @@ def confirm(gw: Gateway, files: Files, db: Session, settings: Settings, client: 
                 if expired
                 else "no firewall change waits for confirmation"
             )
-        _converge(gw, files, db, pending.settings, keep=True)
+        _converge(gw, files, db, settings, pending.settings, keep=True)
         row.settings_json = pending.settings.model_dump_json()
         _clear_trial(row)
         db.commit()
@@ -225,14 +244,14 @@ def cancel(gw: Gateway, files: Files, db: Session, settings: Settings, client: s
 
 
 def _converge(
-    gw: Gateway, files: Files, db: Session, wanted: FirewallSettings, keep: bool = False
+    gw: Gateway, files: Files, db: Session, settings: Settings, wanted: FirewallSettings, keep: bool = False
 ) -> list[str]:
     changes = []
     if sshd.switch_root(gw, files, wanted.ssh_root):
         changes.append(f"root's SSH key login {'on' if wanted.ssh_root else 'off'}")
     if sshd.switch(gw, files, wanted.ssh):
         changes.append(f"SSH turned {'on' if wanted.ssh else 'off'}")
-    applied = rules(db, wanted)
+    applied = rules(db, settings, wanted)
     if keep:
         firewall.keep(gw, files, applied)
         changes.append("rule set kept")
@@ -256,7 +275,7 @@ def reconcile(gw: Gateway, files: Files, db: Session, settings: Settings) -> lis
         if wanted is None:  # SSH as found needs no switch: the rule set alone follows it
             wanted = defaults(settings, sshd.enabled(files), sshd.root_login(files))
             row.settings_json = wanted.model_dump_json()
-            changes = ["rule set loaded"] if firewall.apply(gw, files, rules(db, wanted)) else []
+            changes = ["rule set loaded"] if firewall.apply(gw, files, rules(db, settings, wanted)) else []
         else:
             if "ssh_root" not in wanted.model_fields_set:
                 # stored by a release whose image let root's keys in: an automation that uses them keeps
@@ -264,7 +283,7 @@ def reconcile(gw: Gateway, files: Files, db: Session, settings: Settings) -> lis
                 root_keys = (files.read(sshd.ROOT_KEYS) or "").strip()
                 wanted = wanted.model_copy(update={"ssh_root": wanted.ssh and bool(root_keys)})
                 row.settings_json = wanted.model_dump_json()
-            changes = _converge(gw, files, db, wanted)
+            changes = _converge(gw, files, db, settings, wanted)
         db.commit()
         return changes
 

@@ -7,7 +7,9 @@ IPv4 and IPv6 need (path MTU, neighbour discovery), DHCP answers, and:
   NFSv3, TCP only (rpcbind over UDP is a known reflection amplifier; ESXi mounts over TCP);
 - iSCSI (3260) from the initiator networks, while a target exists (initiators are named by IQN, which
   says nothing of the address they connect from).
-TCP to any other port is answered with a reset, so a host left out of an export fails at once rather
+With a storage network (a second NIC first boot configured), NFS and iSCSI are answered only on its NIC
+and the web interface and SSH only on the others: the networks stay apart even for an address listed on
+both sides. TCP to any other port is answered with a reset, so a host left out of an export fails at once rather
 than after a timeout; the rest is dropped.
 
 The table is replaced in one ``nft -f`` transaction (created if missing, deleted, defined again), so no
@@ -61,6 +63,11 @@ class Rules(BaseModel):
     nfs3: list[Address] = Field(default_factory=list, description="hosts of the NFSv3 exports")
     nfs4: list[Address] = Field(default_factory=list, description="hosts of the NFSv4.1 exports")
     iscsi: list[Network] = Field(default_factory=list, description="initiator networks (empty: 3260 closed)")
+    storage_interface: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_.-]{1,15}$",  # a Linux interface name: nothing nft would read as syntax
+        description="the storage network's NIC: NFS and iSCSI only there, the rest never there",
+    )
 
 
 def default_rules() -> Rules:
@@ -98,16 +105,18 @@ def _ports(ports: Iterable[int]) -> str:
 def render(rules: Rules) -> str:
     """The nft script: the table created if missing, deleted and defined again, in one transaction."""
     management_ports = (HTTPS, SSH) if rules.ssh else (HTTPS,)
+    nic = rules.storage_interface
+    off_storage, on_storage = (f'iifname != "{nic}" ', f'iifname "{nic}" ') if nic else ("", "")
     allowed = (
-        ("management", rules.management, management_ports),
-        ("nfs3", rules.nfs3, NFS3_PORTS),
-        ("nfs4", rules.nfs4, NFS4_PORTS),
-        ("iscsi", rules.iscsi, (ISCSI,)),
+        ("management", rules.management, management_ports, off_storage),
+        ("nfs3", rules.nfs3, NFS3_PORTS, on_storage),
+        ("nfs4", rules.nfs4, NFS4_PORTS, on_storage),
+        ("iscsi", rules.iscsi, (ISCSI,), on_storage),
     )
-    sets = "".join(_set(name, v, items) for name, items, _ in allowed for v in (4, 6))
+    sets = "".join(_set(name, v, items) for name, items, _, _ in allowed for v in (4, 6))
     accepts = "".join(
-        f"\t\t{family} saddr @{name}_v{v} tcp dport {_ports(ports)} accept\n"
-        for name, _, ports in allowed
+        f"\t\t{where}{family} saddr @{name}_v{v} tcp dport {_ports(ports)} accept\n"
+        for name, _, ports, where in allowed
         for v, family in ((4, "ip"), (6, "ip6"))
     )
     return (

@@ -281,3 +281,48 @@ def test_the_management_networks_first_boot_was_given_are_adopted(link: netns.Pa
     assert appliance.reconcile() == ["rule set loaded"]
     assert appliance.api.get(PATH).json()["settings"]["management"] == [f"{ADMIN}/32"]
     assert appliance.reaches(ADMIN, 443) and not appliance.reaches(COLLEAGUE, 443)
+
+
+def test_with_a_storage_network_nfs_is_answered_on_its_nic_and_the_web_interface_elsewhere(
+    link: netns.Pair, tmp_path: Path
+) -> None:
+    # The clients' link as the storage NIC first boot named: the host's export answers there, and the
+    # web interface is refused there though every address may reach it on the management network.
+    data = tmp_path / "data"
+    (data / "etc").mkdir(parents=True)
+    storage = {"interface": link.link, "address": "10.99.0.1/24", "mtu": 9000}
+    (data / "etc" / "appliance.json").write_text(json.dumps({"storage_network": storage}))
+    appliance = Appliance(link, tmp_path / "root", data, address="127.0.0.1")
+    appliance.reconcile()
+    with appliance.api.app.state.sessionmaker() as db:
+        exports.store(db, Export(export_id=102, dataset="tank/b", protocol=Protocol.v41, clients=[HOST]))
+        db.commit()
+    appliance.reconcile()
+    assert appliance.reaches(HOST, 2049) and not appliance.reaches(STRANGER, 2049)
+    assert not appliance.reaches(ADMIN, 443) and not appliance.reaches(HOST, 443)
+    shown = appliance.api.get(PATH).json()
+    assert shown["storage_network"] == storage
+    where = {a["service"]: a["interface"] for a in shown["allowed"]}
+    assert where == {
+        "web interface": f"not {link.link}",
+        "NFSv3": link.link,
+        "NFSv4.1": link.link,
+        "iSCSI": link.link,
+    }
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [None, {"interface": 'eth1" accept', "address": "10.99.0.1/24", "mtu": 1500}, {"interface": "eth1"}],
+)
+def test_no_or_a_broken_storage_entry_leaves_every_nic_serving_everything(
+    link: netns.Pair, tmp_path: Path, entry: object
+) -> None:
+    data = tmp_path / "data"
+    (data / "etc").mkdir(parents=True)
+    (data / "etc" / "appliance.json").write_text(json.dumps({"storage_network": entry}))
+    appliance = Appliance(link, tmp_path / "root", data)
+    appliance.reconcile()
+    assert appliance.reaches(ADMIN, 443)
+    shown = appliance.api.get(PATH).json()
+    assert shown["storage_network"] is None and {a["interface"] for a in shown["allowed"]} == {None}

@@ -97,6 +97,35 @@ def test_iscsi_networks_reach_3260_at_their_edge(fresh: netns.Pair, tmp_path: Pa
     assert {s for (s, _, _), v in found.items() if v == "open"} == {ADMIN, NFS3_HOST}
 
 
+def test_a_storage_nic_takes_nfs_and_iscsi_and_never_the_web_interface(
+    fresh: netns.Pair, tmp_path: Path
+) -> None:
+    # The clients' link is the storage network: every listed host gets its storage ports and the
+    # administrator, listed for the web interface, is refused it here.
+    gw, _ = gateway(fresh)
+    wide = ipaddress.ip_network("10.99.0.0/24")
+    storage = rules(ssh=True, iscsi=[wide], storage_interface=fresh.link)
+    firewall.apply(gw, LocalFiles(tmp_path), storage)
+    matrix = fresh.matrix()
+    assert opened(matrix, ADMIN) == ["tcp/3260"]
+    assert opened(matrix, NFS3_HOST) == ["tcp/111", "tcp/20048", "tcp/2049", "tcp/3260"]
+    assert opened(matrix, NFS4_HOST) == ["tcp/2049", "tcp/3260"]
+    assert matrix[ADMIN]["tcp/443"] == matrix[ADMIN]["tcp/22"] == CLOSED
+
+
+def test_with_the_storage_nic_elsewhere_this_link_serves_management_alone(
+    fresh: netns.Pair, tmp_path: Path
+) -> None:
+    # The same hosts, seen on a NIC that is not the storage one: NFS and iSCSI are not answered here.
+    gw, _ = gateway(fresh)
+    wide = ipaddress.ip_network("10.99.0.0/24")
+    firewall.apply(gw, LocalFiles(tmp_path), rules(ssh=True, iscsi=[wide], storage_interface="ens224"))
+    matrix = fresh.matrix()
+    assert opened(matrix, ADMIN) == ["tcp/22", "tcp/443"]
+    assert opened(matrix, NFS3_HOST) == opened(matrix, NFS4_HOST) == []
+    assert matrix[NFS3_HOST]["tcp/2049"] == CLOSED
+
+
 def test_the_image_rules_let_the_web_interface_and_ssh_in_from_anywhere(
     fresh: netns.Pair, tmp_path: Path
 ) -> None:

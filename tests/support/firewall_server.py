@@ -8,6 +8,7 @@ app runs in this process, so the test can look at what the kernel lets in once t
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -42,12 +43,23 @@ class FirewallApi:
 
 @contextlib.contextmanager
 def firewall_api(
-    folder: Path, web_dist: Path, admin_password: str, sources: tuple[str, ...]
+    folder: Path,
+    web_dist: Path,
+    admin_password: str,
+    sources: tuple[str, ...],
+    *,
+    storage_network: bool = False,
 ) -> Iterator[FirewallApi]:
     """https://127.0.0.1:port with the web pages; ``sources`` are the addresses probes come from.
+    ``storage_network``: first boot made the probes' link the storage NIC (appliance.json says so).
 
     Raises netns.Unavailable where namespaces cannot be made (not root, no nft)."""
     with netns.pair(sources) as link:
+        if storage_network:
+            etc = folder / "data" / "etc"
+            etc.mkdir(parents=True, exist_ok=True)
+            entry = {"interface": link.link, "address": f"{netns.SERVER}/{netns.PREFIX}", "mtu": 9000}
+            (etc / "appliance.json").write_text(json.dumps({"storage_network": entry}), encoding="utf-8")
         files = LocalFiles(folder / "root")
         systemd = SystemdStandIn(files)
         nft = netns.NftRunner(link.server, rest=systemd)

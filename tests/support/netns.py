@@ -94,6 +94,7 @@ class Pair:
     server: str
     client: str
     sources: tuple[str, ...]
+    link: str = ""  # the server's end of the veth, as its rules name the NIC (iifname)
 
     def probe(
         self, probes: Sequence[tuple[str, str, int]], wait: float = 1.5
@@ -177,7 +178,7 @@ def pair(sources: Sequence[str]) -> Iterator[Pair]:
         if listener.stdout.readline().strip() != "ready":
             raise RuntimeError("the namespace's listeners did not start")
         time.sleep(0.2)
-        yield Pair(server, client, tuple(sources))
+        yield Pair(server, client, tuple(sources), veth_s)
     finally:
         if listener is not None:
             listener.kill()

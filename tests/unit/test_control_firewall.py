@@ -127,3 +127,32 @@ def test_input_and_forward_drop_by_default_and_tcp_elsewhere_is_reset() -> None:
 )
 def test_allows_at_the_network_edges(networks: list[str], address: str, allowed: bool) -> None:
     assert firewall.allows([net(n) for n in networks], addr(address)) is allowed
+
+
+def test_without_a_storage_nic_no_rule_names_an_interface() -> None:
+    assert "iifname" not in firewall.render(rules(nfs4=[addr("10.0.2.5")]))
+
+
+def test_a_storage_nic_carries_nfs_and_iscsi_and_every_other_nic_the_web_interface() -> None:
+    text = firewall.render(rules(ssh=True, storage_interface="ens224"))
+    for v, family in ((4, "ip"), (6, "ip6")):
+        where = {
+            name: nic for nic, name in re.findall(rf"\t\t(.*?){family} saddr @(\w+)_v{v} tcp dport", text)
+        }
+        assert where == {
+            "management": 'iifname != "ens224" ',
+            "nfs3": 'iifname "ens224" ',
+            "nfs4": 'iifname "ens224" ',
+            "iscsi": 'iifname "ens224" ',
+        }
+
+
+@pytest.mark.parametrize("name", ['ens224" accept', "ens 224", "", "a" * 16, "ens224;"])
+def test_an_interface_name_nft_could_read_as_syntax_is_refused(name: str) -> None:
+    with pytest.raises(ValueError, match="storage_interface"):
+        firewall.Rules(management=[], ssh=False, storage_interface=name)
+
+
+def test_the_longest_interface_name_linux_allows_is_taken() -> None:
+    longest = firewall.Rules(management=[], ssh=False, storage_interface="e" * 15)
+    assert f'iifname "{"e" * 15}" ' in firewall.render(longest)

@@ -1870,6 +1870,11 @@ export interface components {
          */
         Allowed: {
             /**
+             * Interface
+             * @description the NIC the rule answers on: the storage network's for NFS and iSCSI, any other for the web interface and SSH ('not ens224'); None: every NIC (no storage network)
+             */
+            interface?: string | null;
+            /**
              * Ports
              * @description TCP ports
              */
@@ -3394,6 +3399,8 @@ export interface components {
             allowed: components["schemas"]["Allowed"][];
             /** @description the settings in effect (confirmed) */
             settings: components["schemas"]["FirewallSettings"];
+            /** @description the storage network NFS and iSCSI are answered on alone; None: every NIC */
+            storage_network?: components["schemas"]["StorageNetwork"] | null;
             /** @description a change waiting for confirmation */
             trial?: components["schemas"]["Trial"] | null;
             /**
@@ -3459,7 +3466,7 @@ export interface components {
             health_timeout_s: number;
             /**
              * Network
-             * @description Port group the appliances' NFS network maps to
+             * @description Port group the appliances' management NIC (the OVF's VM Network: web interface, api, SSH) maps to; without a storage_network, NFS and iSCSI are served there too
              */
             network: string;
             /**
@@ -3481,6 +3488,11 @@ export interface components {
              * @enum {string}
              */
             size: "small" | "medium" | "large";
+            /**
+             * Storage Network
+             * @description Port group the appliances' storage NIC (the OVF's Storage Network) maps to: the one of the ESXi hosts' storage VMkernel ports. Each appliance then needs its storage_address property, and serves NFS and iSCSI only there. None: the storage NIC maps to `network` and stays unconfigured
+             */
+            storage_network?: string | null;
         };
         /**
          * HTTPValidationError
@@ -5139,6 +5151,27 @@ export interface components {
              * @description Its size
              */
             size_bytes: number;
+        };
+        /**
+         * StorageNetwork
+         * @description The storage network first boot configured from the OVF properties (storage_mode static).
+         */
+        StorageNetwork: {
+            /**
+             * Address
+             * @description its address and prefix, e.g. 198.51.100.10/24; ESXi mounts here
+             */
+            address: string;
+            /**
+             * Interface
+             * @description the storage NIC's interface name in the appliance, e.g. ens224
+             */
+            interface: string;
+            /**
+             * Mtu
+             * @description its MTU (9000: jumbo frames)
+             */
+            mtu: number;
         };
         /**
          * StoragePresence

@@ -97,6 +97,7 @@ export type FirewallView = S['FirewallView'];
 export type FirewallSettings = S['FirewallSettings'];
 export type FirewallRule = S['Allowed'];
 export type FirewallTrial = S['Trial'];
+export type StorageNetwork = S['StorageNetwork'];
 
 const firewallKey = ['settings', 'firewall'] as const;
 

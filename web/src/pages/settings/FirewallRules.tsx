@@ -1,7 +1,14 @@
 import type { FirewallRule } from '../../api/settings';
 
-/** Every accept rule in effect: a service, its TCP ports and who may reach it. */
+/** Which NIC a rule answers on, as an admin reads it: the storage NIC, or every other one. */
+function network(rule: FirewallRule): string {
+  if (!rule.interface) return 'any';
+  return rule.interface.startsWith('not ') ? `management (all but ${rule.interface.slice(4)})` : `storage (${rule.interface})`;
+}
+
+/** Every accept rule in effect: a service, its TCP ports, who may reach it and, with a storage network, on which NIC. */
 export function FirewallRules({ rules }: { rules: FirewallRule[] }) {
+  const split = rules.some((rule) => rule.interface);
   return (
     <div className="table-wrap">
       <table cds-table="border:outside border:row" className="data-table" data-testid="firewall-rules">
@@ -10,6 +17,7 @@ export function FirewallRules({ rules }: { rules: FirewallRule[] }) {
           <tr>
             <th>Service</th>
             <th>TCP ports</th>
+            {split && <th>Network</th>}
             <th>Allowed from</th>
           </tr>
         </thead>
@@ -18,6 +26,7 @@ export function FirewallRules({ rules }: { rules: FirewallRule[] }) {
             <tr key={rule.service} data-service={rule.service}>
               <th scope="row">{rule.service}</th>
               <td className="nowrap">{rule.ports.join(', ')}</td>
+              {split && <td className="nowrap">{network(rule)}</td>}
               <td>
                 {rule.sources.length === 0 ? (
                   <span className="muted">nobody</span>

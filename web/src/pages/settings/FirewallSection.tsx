@@ -64,6 +64,14 @@ export function FirewallSection() {
             Your address as the appliance sees it: <code>{firewall.data.your_address}</code>
             <span className="muted"> (saving management networks that leave it out is refused)</span>
           </p>
+          {firewall.data.storage_network && (
+            <p data-testid="firewall-storage-network">
+              Storage network: <code>{firewall.data.storage_network.address}</code> on{' '}
+              <code>{firewall.data.storage_network.interface}</code>, MTU {firewall.data.storage_network.mtu}. NFS and iSCSI
+              are answered there alone, the web interface and SSH only on the other NICs, whatever the networks below
+              allow. It was set at deployment (the OVF&apos;s storage network properties).
+            </p>
+          )}
           <FirewallRules rules={firewall.data.allowed} />
           {/* keyed: a save or a kept change starts the form again from what the api stored */}
           <FirewallForm
