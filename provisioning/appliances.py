@@ -134,10 +134,12 @@ def appliance_works(
     pool_id, folder_id = live.root_pool, live.vm_folder
     secrets = ovf_environment.secret_keys()
     ds_id, net_id = live.datastores[fleet.datastore].moid, live.networks[fleet.network]
+    # without a storage port group the storage NIC sits on the management one, unconfigured
+    storage_id = live.networks[fleet.storage_network] if fleet.storage_network else None
 
     def deploy(spec: ApplianceSpec) -> Any:
         def step(vc: Vc, _: Any) -> Any:
-            values = {**fleet.properties, **spec.properties}
+            values = fleet.ovf_values(spec)
             if password:
                 values["admin_password"] = password
             vm = import_ova(
@@ -150,6 +152,9 @@ def appliance_works(
                 folder=vc.ref(vim.Folder, folder_id),
                 datastore=vc.ref(vim.Datastore, ds_id),
                 network=vc.ref(getattr(vim, live.kinds[net_id]), net_id),
+                storage_network=vc.ref(getattr(vim, live.kinds[storage_id]), storage_id)
+                if storage_id
+                else None,
                 host=vc.ref(vim.HostSystem, live.cluster_hosts[spec.host]),
                 on_progress=on_bytes,
                 cancelled=vc.cancelled,

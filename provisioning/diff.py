@@ -96,16 +96,9 @@ def check(plan: DeploymentPlan, live: LiveState) -> None:
                 collisions.append(a.name)
             elif vm is None or vm.host != live.cluster_hosts[a.host]:  # it will start on this host
                 _check_room(plan, i, live, vm)
-        if f.network not in live.networks:
-            raise PlacementNotFound(f"no network {f.network!r}", field="fleet.network")
-        for a in f.appliances:
-            stats = live.host_stats.get(a.host)
-            if stats is not None and live.networks[f.network] not in stats.networks:
-                raise PlacementNotFound(
-                    f"host {a.host!r} has no port group {f.network!r}: add it to the host's switch "
-                    "(or the host to the distributed switch), or choose another network",
-                    field="fleet.network",
-                )
+        for port_group, where in ((f.network, "fleet.network"), (f.storage_network, "fleet.storage_network")):
+            if port_group is not None:
+                _check_port_group(plan, port_group, live, where)
         if f.datastore not in live.datastores:
             raise PlacementNotFound(f"no datastore {f.datastore!r}", field="fleet.datastore")
     if plan.nfs:
@@ -134,6 +127,21 @@ def check(plan: DeploymentPlan, live: LiveState) -> None:
             names=collisions,
             field="pool.naming" if plan.pool else "fleet",
         )
+
+
+def _check_port_group(plan: DeploymentPlan, port_group: str, live: LiveState, where: str) -> None:
+    """Refuse a port group the datacenter lacks, or one an appliance's host does not see."""
+    assert plan.fleet is not None
+    if port_group not in live.networks:
+        raise PlacementNotFound(f"no network {port_group!r}", field=where)
+    for a in plan.fleet.appliances:
+        stats = live.host_stats.get(a.host)
+        if stats is not None and live.networks[port_group] not in stats.networks:
+            raise PlacementNotFound(
+                f"host {a.host!r} has no port group {port_group!r}: add it to the host's switch "
+                "(or the host to the distributed switch), or choose another network",
+                field=where,
+            )
 
 
 def _check_room(plan: DeploymentPlan, i: int, live: LiveState, vm: LiveVm | None) -> None:

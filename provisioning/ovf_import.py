@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from pyVmomi import vim, vmodl
 
+from ovf.hardware import APPLIANCE_HARDWARE
 from ovf.namespaces import OVF, q
 from ovf.validator import validate_descriptor
 from provisioning import cancel
@@ -47,19 +48,36 @@ def create_import_spec(
     name: str,
     option: str,
     values: Mapping[str, str],
+    storage_network: Any = None,
 ) -> Any:
     """Validate the descriptor ourselves, then ask vCenter for an import spec.
 
-    Every logical network of the descriptor's NetworkSection maps to `network` (the appliance has one NIC).
+    The descriptor's management network (VM Network) maps to `network`, its Storage Network to
+    `storage_network`, or to `network` when there is none (the storage NIC then stays unconfigured).
+    Refused before vCenter is asked: a logical network the appliance does not have, and a storage port
+    group for an OVA whose descriptor has no Storage Network (one made before the second NIC).
     """
     root = validate_descriptor(descriptor)
     names = [n.get(q(OVF, "name"), "") for n in root.iter(q(OVF, "Network"))]
+    targets = {
+        APPLIANCE_HARDWARE.network_name: network,
+        APPLIANCE_HARDWARE.storage_network_name: network if storage_network is None else storage_network,
+    }
+    unknown = [n for n in names if n not in targets]
+    if unknown:
+        raise ImportFailed(f"the OVA's descriptor names networks the appliance does not have: {unknown}")
+    if storage_network is not None and APPLIANCE_HARDWARE.storage_network_name not in names:
+        raise ImportFailed(
+            f"the OVA has no {APPLIANCE_HARDWARE.storage_network_name!r} (its appliance has one NIC): deploy a "
+            "newer OVA, or leave the storage port group empty",
+            field="fleet.storage_network",
+        )
     params = vim.OvfManager.CreateImportSpecParams(
         entityName=name,
         deploymentOption=option,
         diskProvisioning="thin",
         propertyMapping=[vim.KeyValue(key=k, value=v) for k, v in values.items()],
-        networkMapping=[vim.OvfManager.NetworkMapping(name=name, network=network) for name in names],
+        networkMapping=[vim.OvfManager.NetworkMapping(name=n, network=targets[n]) for n in names],
     )
     return ovf_manager.CreateImportSpec(descriptor.decode(), pool, datastore, params)
 
@@ -133,11 +151,14 @@ def import_ova(
     folder: Any,
     datastore: Any,
     network: Any,
+    storage_network: Any = None,
     host: Any = None,
     on_progress: Progress | None = None,
     cancelled: cancel.Switch = cancel.never,
 ) -> Any:
     """Deploy `ova` as VM `name`; returns the VM. Byte progress goes to on_progress and to the lease.
+
+    `network`, `storage_network`: the port groups of its management and storage NICs (create_import_spec).
 
     A cancel during the upload aborts the lease: vCenter removes the half-imported VM itself.
     """
@@ -152,7 +173,15 @@ def import_ova(
         fh = tar.extractfile(descriptor_member)
         assert fh is not None
         result = create_import_spec(
-            content.ovfManager, fh.read(), pool, datastore, network, name=name, option=option, values=values
+            content.ovfManager,
+            fh.read(),
+            pool,
+            datastore,
+            network,
+            name=name,
+            option=option,
+            values=values,
+            storage_network=storage_network,
         )
         if result.error:
             raise ImportFailed("; ".join(e.localizedMessage or str(e) for e in result.error))

@@ -7,8 +7,9 @@ plan can grow step by step (fleet first, pool later) and apply creates only what
 
 from __future__ import annotations
 
+import ipaddress
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -17,10 +18,12 @@ from pydantic import (
     Field,
     SecretStr,
     StringConstraints,
+    ValidationError,
     model_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from ovf.properties import load_catalogue
+from ovf.properties import INTEGER_TYPES, load_catalogue
 from provisioning.certificate import normalise_thumbprint
 
 #: a vSphere inventory name we create: no path separators, no characters vCenter escapes
@@ -45,6 +48,48 @@ _HASHES = re.compile(r"#+")
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+#: the vApp properties of the appliance's second NIC (ovf/properties.yaml, category "Storage network")
+STORAGE_PREFIX = "storage_"
+
+
+def refused(title: str, loc: tuple[str | int, ...], kind: str, message: str, value: Any) -> ValidationError:
+    """A validation error of type `kind` at `loc`, below the model raising it.
+
+    Raised from a model validator, pydantic keeps its loc (prefixed with the model's own), so the api's 422
+    names the field itself, e.g. plan.fleet.appliances.1.properties.storage_address, not just the fleet.
+    """
+    error = PydanticCustomError(kind, message)
+    return ValidationError.from_exception_data(title, [InitErrorDetails(type=error, loc=loc, input=value)])
+
+
+def _ipv4(value: str) -> bool:
+    try:
+        ipaddress.IPv4Address(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _storage_problem(address: str, prefix: str, management: str, management_prefix: str) -> str:
+    """Why first boot could not put the storage NIC on ``address``/``prefix`` beside the management
+    address; '' when it can (appliance.firstboot.network applies the same rules)."""
+    ip = ipaddress.IPv4Address(address)
+    if ip.is_unspecified or ip.is_loopback or ip.is_multicast or ip.is_reserved or ip.is_link_local:
+        return f"storage_address {address} is not a host address"
+    net = ipaddress.IPv4Interface(f"{address}/{prefix or '24'}").network
+    if net.prefixlen < 31 and ip in (net.network_address, net.broadcast_address):
+        what = "network" if ip == net.network_address else "broadcast"
+        return f"storage_address {address} is the {what} address of {net}"
+    if management and _ipv4(management) and address != management:
+        ours = ipaddress.IPv4Interface(f"{management}/{management_prefix or '24'}").network
+        if net.overlaps(ours):
+            return (
+                f"the storage network {net} overlaps the management network {ours}: one subnet on two NICs "
+                "answers from either; give the storage port group a subnet of its own"
+            )
+    return ""
 
 
 #: a disk as the appliance's guest names it
@@ -132,7 +177,16 @@ class ApplianceSpec(_Model):
 class Fleet(_Model):
     ova_path: str = Field(min_length=1, description="Path of the appliance OVA on the machine running arcvsa")
     size: Literal["small", "medium", "large"] = Field(default="small", description="OVF deployment option")
-    network: Name = Field(description="Port group the appliances' NFS network maps to")
+    network: Name = Field(
+        description="Port group the appliances' management NIC (the OVF's VM Network: web interface, api, SSH) "
+        "maps to; without a storage_network, NFS and iSCSI are served there too"
+    )
+    storage_network: Name | None = Field(
+        default=None,
+        description="Port group the appliances' storage NIC (the OVF's Storage Network) maps to: the one of the "
+        "ESXi hosts' storage VMkernel ports. Each appliance then needs its storage_address property, and serves "
+        "NFS and iSCSI only there. None: the storage NIC maps to `network` and stays unconfigured",
+    )
     datastore: Name = Field(description="Datastore for the appliances' boot disks")
     properties: dict[str, str] = Field(
         default_factory=dict, description="OVF property values shared by every appliance"
@@ -157,6 +211,151 @@ class Fleet(_Model):
                 if spec.choices is not None and value not in spec.choices:
                     raise ValueError(f"{where}: {key}={value!r} is not one of {list(spec.choices)}")
         return self
+
+    def _property_places(self) -> list[tuple[tuple[str | int, ...], dict[str, str]]]:
+        """Where property values are given: the fleet's, then each appliance's, with their locs."""
+        return [(("properties",), self.properties)] + [
+            (("appliances", i, "properties"), a.properties) for i, a in enumerate(self.appliances)
+        ]
+
+    @model_validator(mode="after")
+    def _integer_bounds(self) -> Fleet:
+        # first boot refuses an out-of-range prefix or MTU only once the VM runs: refuse it here
+        catalogue = load_catalogue().by_key()
+        for where, values in self._property_places():
+            for key, value in values.items():
+                spec = catalogue.get(key)
+                if spec is None or spec.type not in INTEGER_TYPES:
+                    continue
+                low, high = spec.min_value, spec.max_value
+                if not value.strip():
+                    continue  # first boot takes the default for an empty number
+                number = int(value) if re.fullmatch(r"-?[0-9]{1,20}", value) else None
+                if (
+                    number is None
+                    or (low is not None and number < low)
+                    or (high is not None and number > high)
+                ):
+                    bounds = f" from {low} to {high}" if low is not None and high is not None else ""
+                    raise refused(
+                        "Fleet",
+                        (*where, key),
+                        "property_out_of_range",
+                        f"{key} must be a whole number{bounds} ({spec.label}), not {value!r}",
+                        value,
+                    )
+        return self
+
+    @model_validator(mode="after")
+    def _storage_network(self) -> Fleet:
+        """The storage NIC's properties agree with storage_network.
+
+        With a storage port group the appliances' storage_mode is static: it is set for the admin
+        (ovf_values), and a storage_mode other than static is refused as a contradiction rather than
+        overridden. Each appliance needs its own storage_address (in its properties, never the fleet's),
+        unique in the fleet and not its ipv4_address. Without one, a storage_* value other than its default
+        is refused: it would configure a NIC that is on the management port group.
+        """
+        catalogue = load_catalogue().by_key()
+        if self.storage_network is None:
+            for where, values in self._property_places():
+                for key, value in values.items():
+                    spec = catalogue.get(key)
+                    if key.startswith(STORAGE_PREFIX) and spec is not None and value != spec.default:
+                        raise refused(
+                            "Fleet",
+                            (*where, key),
+                            "storage_network_missing",
+                            f"{key}={value!r} configures the storage NIC: choose a storage port group "
+                            "(storage_network, the port group of the ESXi hosts' storage VMkernel ports) "
+                            f"or leave {key} out",
+                            value,
+                        )
+            return self
+        for where, values in self._property_places():
+            mode = values.get("storage_mode")
+            if mode is not None and mode != "static":
+                raise refused(
+                    "Fleet",
+                    (*where, "storage_mode"),
+                    "storage_mode_contradiction",
+                    f"storage_mode={mode!r} contradicts the storage port group {self.storage_network!r}: "
+                    "with one the storage NIC is static; leave storage_mode out",
+                    mode,
+                )
+        if "storage_address" in self.properties:
+            raise refused(
+                "Fleet",
+                ("properties", "storage_address"),
+                "storage_address_shared",
+                "each appliance has its own storage address: give storage_address in each appliance's "
+                "properties, not the fleet's",
+                self.properties["storage_address"],
+            )
+        seen: dict[str, str] = {}
+        for i, a in enumerate(self.appliances):
+            where = ("appliances", i, "properties", "storage_address")
+            address = a.properties.get("storage_address", "")
+            management = a.properties.get("ipv4_address", self.properties.get("ipv4_address", ""))
+            if not address:
+                raise refused(
+                    "Fleet",
+                    where,
+                    "storage_address_missing",
+                    f"{a.name}: give its storage_address, its IPv4 address on the storage port group "
+                    f"{self.storage_network!r}",
+                    address,
+                )
+            if not _ipv4(address):
+                raise refused(
+                    "Fleet",
+                    where,
+                    "storage_address_invalid",
+                    f"{a.name}: storage_address {address!r} is not an IPv4 address (four numbers 0-255)",
+                    address,
+                )
+            problem = _storage_problem(
+                address,
+                a.properties.get("storage_prefix", self.properties.get("storage_prefix", "24")),
+                management,
+                a.properties.get("ipv4_prefix", self.properties.get("ipv4_prefix", "24")),
+            )
+            if problem:
+                # first boot would leave the storage NIC down over it, once the VM runs: refuse it here
+                raise refused("Fleet", where, "storage_address_unusable", f"{a.name}: {problem}", address)
+            if address == management:
+                raise refused(
+                    "Fleet",
+                    where,
+                    "storage_address_is_management",
+                    f"{a.name}: storage_address {address} is its management address (ipv4_address): "
+                    "the storage NIC needs an address of its own on the storage network",
+                    address,
+                )
+            if address in seen:
+                raise refused(
+                    "Fleet",
+                    where,
+                    "storage_address_taken",
+                    f"{a.name}: storage_address {address} is already the storage address of {seen[address]}",
+                    address,
+                )
+            seen[address] = a.name
+        return self
+
+    def ovf_values(self, appliance: ApplianceSpec) -> dict[str, str]:
+        """One appliance's vApp property values: the fleet's, its own over them, and storage_mode static
+        when the fleet has a storage port group."""
+        values = {**self.properties, **appliance.properties}
+        if self.storage_network is not None:
+            values["storage_mode"] = "static"
+        return values
+
+    def storage_addresses(self) -> list[str]:
+        """Each appliance's storage address, in plan order (empty without a storage port group)."""
+        if self.storage_network is None:
+            return []
+        return [a.properties.get("storage_address", "") for a in self.appliances]
 
 
 class NfsDatastore(_Model):
@@ -300,6 +499,17 @@ class DeploymentPlan(_Model):
             ):
                 raise ValueError(
                     "nfs.path must be /<pool>/<dataset>: the appliances build that pool and dataset"
+                )
+            storage = self.fleet.storage_addresses()
+            if self.nfs and storage and self.nfs.server not in storage:
+                # with a storage port group the appliances answer NFS on their storage address only
+                raise refused(
+                    "DeploymentPlan",
+                    ("nfs", "server"),
+                    "nfs_server_not_on_storage_network",
+                    f"nfs.server {self.nfs.server!r} is not an appliance's storage address: with a storage port "
+                    f"group the hosts mount the datastore there (one of {', '.join(storage)})",
+                    self.nfs.server,
                 )
         return self
 

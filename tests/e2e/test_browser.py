@@ -94,6 +94,15 @@ def test_wizard_steps_1_to_4(vcsim: Any, tmp_path: Path, capsys: pytest.CaptureF
     assert run.passed, run.why("the Playwright wizard steps failed")
 
 
+def test_wizard_storage_port_group_reaches_the_plan(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """wizard_storage_network.spec.ts: a storage port group and a storage address, refused inline when wrong,
+    in the stored plan and on Review (vCenter diffs the plan; nothing is deployed)."""
+    run = _playwright("wizard_storage_network.spec.ts", tmp_path, capsys, _vcsim_env(vcsim))
+    assert run.passed, run.why("the Playwright storage port group journey failed")
+
+
 def test_desktop_pools_grow_recompose_delete_and_the_appliances_page(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -290,6 +299,30 @@ def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         from appliance.control import sshd
 
         assert server.systemd.files.read(sshd.ROOT_FILE) == sshd.ROOT_TEXT
+
+
+def test_firewall_section_with_a_storage_network(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """firewall_storage.spec.ts: the section on an appliance first boot gave a storage network (the probes'
+    link): the page says where NFS and iSCSI are answered, and the kernel keeps the web interface off it."""
+    from support import netns
+    from support.firewall_server import firewall_api
+
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    esxi = "10.99.0.6"
+    with contextlib.ExitStack() as stack:
+        try:
+            server = stack.enter_context(
+                firewall_api(tmp_path, dist, PASSWORD, (esxi,), storage_network=True)
+            )
+        except netns.Unavailable as exc:
+            pytest.skip(str(exc))
+        env = spec_run.base_env(server.url, PASSWORD, ARCVSA_STORAGE_NIC=server.link.link)
+        run = spec_run.run("firewall_storage.spec.ts", env, capsys)
+        assert run.passed, run.why("the Playwright storage network section failed")
+        # the save loaded the rule set: every address may have the web interface and SSH, not on this NIC
+        assert not server.reaches(esxi, 443) and not server.reaches(esxi, 22)
+        assert server.systemd.ssh_on
 
 
 def test_upgrades_section(

@@ -137,6 +137,23 @@ test('wizard steps 1 to 4: refusals inline, answers kept over a reload', async (
     await expect(page.getByText(/SLOG.*L2ARC.*local SSD datastore/)).toBeVisible();
     await shot('3-backend-refused');
 
+    // A storage port group asks each appliance's storage address (and the shared prefix and MTU); none, and
+    // they are gone again: NFS stays on the management network.
+    const storage = page.getByLabel('Storage port group');
+    await expect(storage).toHaveValue('');
+    await expect(page.getByLabel('Storage address of arcvsa-01')).toHaveCount(0);
+    await storage.selectOption('vdi-desktops');
+    await page.getByLabel('Storage address of arcvsa-02').fill('192.0.2.12');
+    await page.getByLabel('Storage prefix').fill('33');
+    await next();
+    await expectRefused(page, page.getByLabel('Storage address of arcvsa-01'), /Enter the storage address/);
+    await expectRefused(page, page.getByLabel('Storage address of arcvsa-02'), /its IPv4 address/);
+    await expectRefused(page, page.getByLabel('Storage prefix'), /from 1 to 32/);
+    await shot('3-backend-storage-refused');
+    await storage.selectOption('');
+    await expect(page.getByLabel('Storage address of arcvsa-01')).toHaveCount(0);
+    await expect(page.getByLabel('Storage prefix')).toHaveCount(0);
+
     await page.getByLabel('IPv4 address of arcvsa-01').fill('192.0.2.11');
     await hostCard(0).getByLabel('LUN 1 size (GiB)').fill('500');
     await page.getByLabel('Api address of arcvsa-01').fill('127.0.0.1:8443');

@@ -164,7 +164,10 @@ def test_fleet_storage_nfs_and_pool_then_destroy(
     assert not values["admin_password"] and values["hostname"] == "vsa-2"
     drives = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualCdrom)]
     assert drives and not any(d.connectable.connected or d.connectable.startConnected for d in drives)
-    assert [n.name for n in vm.network] == ["vsa-nfs"], "network mapping"
+    # no storage port group: the storage NIC is on the management one too (tests/integration/test_storage_network_vcsim.py)
+    assert {n.name for n in vm.network} == {"vsa-nfs"}, "network mapping"
+    nics = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualEthernetCard)]
+    assert len(nics) == 2, "the management and the storage NIC"
     disks = [d for d in vm.config.hardware.device if isinstance(d, vim.vm.device.VirtualDisk)]
     assert [d.capacityInKB // 1024**2 for d in disks[1:]] == [100, 100, 16, 50]
     assert [d.backing.datastore.name for d in disks[1:]] == ["san-lun-01", "san-lun-02"] * 2

@@ -16,10 +16,10 @@ interface Props {
   /** The OVAs found on the machine running arcvsa, newest first. */
   ovas: OvaFile[];
   errors: Record<string, string>;
-  set: (key: 'size' | 'ovaPath' | 'network' | 'bootDatastore', value: string) => void;
+  set: (key: 'size' | 'ovaPath' | 'network' | 'storageNetwork' | 'bootDatastore', value: string) => void;
 }
 
-/** What every appliance shares: the OVA, its size option, its port group and where its boot disk goes. */
+/** What every appliance shares: the OVA, its size option, its port groups and where its boot disk goes. */
 const OTHER = 'other';
 
 const describeOva = (ova: OvaFile) => `${ova.name} — ${formatBytes(ova.size_bytes)}, ${new Date(ova.modified_at).toLocaleString()}`;
@@ -69,9 +69,22 @@ export function BackendApplianceFields({ backend, networks, datastores, ovas, er
         name="network"
         value={backend.network}
         options={[{ value: '', label: 'Choose a port group…' }, ...networks.map((n) => ({ value: n.name, label: n.name }))]}
-        hint="Port group of the NFS network: the hosts mount the datastore from the appliances over it."
+        hint={
+          backend.storageNetwork
+            ? 'Port group of the management network: the web interface, the api and SSH of the appliances.'
+            : 'Port group of the NFS network: the hosts mount the datastore from the appliances over it.'
+        }
         error={errors.network}
         onChange={(value) => set('network', value)}
+      />
+      <SelectField
+        label="Storage port group"
+        name="storageNetwork"
+        value={backend.storageNetwork ?? ''}
+        options={[{ value: '', label: 'None: NFS on the management network' }, ...networks.map((n) => ({ value: n.name, label: n.name }))]}
+        hint="Port group of the ESXi hosts' storage VMkernel ports; leave empty to serve NFS on the management network"
+        error={errors.storageNetwork}
+        onChange={(value) => set('storageNetwork', value)}
       />
       <SelectField
         label="Boot datastore"

@@ -9,6 +9,8 @@ interface Props {
   host: string;
   applianceName: string;
   address: string;
+  /** Its address on the storage port group; undefined: no storage port group is chosen (the field is not shown). */
+  storageAddress?: string;
   endpoint: string;
   luns: LunChoice[];
   candidates: Datastore[];
@@ -18,6 +20,7 @@ interface Props {
   errors: Record<string, string>;
   clear: (key: string) => void;
   onAddress: (value: string) => void;
+  onStorageAddress: (value: string) => void;
   onEndpoint: (value: string) => void;
   onLuns: (luns: LunChoice[]) => void;
 }
@@ -39,13 +42,26 @@ export function BackendHostCard(props: Props) {
         label={`IPv4 address of ${applianceName}`}
         name={`address-${host}`}
         value={props.address}
-        hint="Its NFS and api address, on the port group above."
+        hint={props.storageAddress === undefined ? 'Its NFS and api address, on the port group above.' : 'Its api address (web interface, SSH), on the management port group.'}
         error={errors[`address:${host}`]}
         onChange={(value) => {
           clear(`address:${host}`);
           props.onAddress(value.trim());
         }}
       />
+      {props.storageAddress !== undefined && (
+        <TextField
+          label={`Storage address of ${applianceName}`}
+          name={`storage-address-${host}`}
+          value={props.storageAddress}
+          hint="Its NFS and iSCSI address, on the storage port group: the hosts mount the datastore there."
+          error={errors[`storageAddress:${host}`]}
+          onChange={(value) => {
+            clear(`storageAddress:${host}`);
+            props.onStorageAddress(value.trim());
+          }}
+        />
+      )}
       <BackendLunTable
         host={host}
         luns={dataLuns}

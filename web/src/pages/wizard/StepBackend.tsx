@@ -1,5 +1,5 @@
 import { CdsButton } from '@cds/react/button';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useInventory } from '../../api/vcenters';
 import { useOffers } from '../../api/wizard';
 import { ErrorState } from '../../components/ErrorState';
@@ -9,11 +9,22 @@ import { BackendApplianceFields } from './BackendApplianceFields';
 import { BackendHostCard } from './BackendHostCard';
 import { BackendNetworkFields } from './BackendNetworkFields';
 import { BackendPasswordFields } from './BackendPasswordFields';
-import { lunDatastores, rdmLuns, sharedDatastores, sharedNetworks, ssdDatastores, validateBackend } from './backendModel';
+import { BackendStorageFields } from './BackendStorageFields';
+import {
+  backendFieldOf,
+  lunDatastores,
+  rdmLuns,
+  sharedDatastores,
+  sharedNetworks,
+  ssdDatastores,
+  storageOf,
+  validateBackend,
+} from './backendModel';
 import type { Draft, StepProps } from './draft';
 import { applianceName } from './plan';
 import { nfsAddressesOf, nfsClientsErrors } from './placementModel';
 import { useRefusal } from './placementRefusal';
+import { useReturnedError } from './ReviewErrors';
 import { StandInNotice } from './StandInNotice';
 import { standInErrors, withStandIns } from './standInModel';
 
@@ -23,6 +34,7 @@ type Backend = Draft['backend'];
 export function StepBackend({ draft, update, next, back }: StepProps) {
   const inventory = useInventory(draft.vcenterId ?? 0);
   const { errors, refuse, clear } = useRefusal();
+  const returned = useReturnedError();
   // Once accepted, the password needs no second typing when the admin comes back to this step.
   const [confirm, setConfirm] = useState(draft.backend.adminPassword);
   const offers = useOffers();
@@ -51,12 +63,25 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
     });
   }, [loaded, draft, standIns, newestOva, update]);
 
+  // A refusal of the plan that Review sent back here is shown at the field that asks for it, when there is one
+  // (ReviewReturned shows the others above the form).
+  const hosts = draft.hosts;
+  const storageChosen = Boolean(draft.backend.storageNetwork);
+  const shown = useRef<unknown>(null); // once per refusal: a field fixed since stays fixed
+  useEffect(() => {
+    if (!returned || shown.current === returned) return;
+    shown.current = returned;
+    const key = backendFieldOf(returned.field, hosts, storageChosen);
+    if (key) refuse({ [key]: returned.message });
+  }, [returned, refuse, hosts, storageChosen]);
+
   if (inventory.isPending) return <Loading label="Reading the vCenter inventory" />;
   if (inventory.isError) {
     return <ErrorState title="Could not read the vCenter inventory" error={inventory.error} onRetry={() => void inventory.refetch()} />;
   }
   const inv = inventory.data;
   const backend = draft.backend;
+  const storage = storageOf(backend);
   const setBackend = (change: (b: Backend) => Partial<Backend>) =>
     update((d) => ({ ...d, backend: { ...d.backend, ...change(d.backend) } }));
   const perHost = (key: 'addresses' | 'apiEndpoints' | 'luns', host: string) => (value: Backend[typeof key][string]) =>
@@ -99,6 +124,24 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
           },
         }}
       />
+      {storage.network && (
+        <>
+          <h3 cds-text="subsection">Storage network</h3>
+          <p className="muted small">
+            Each appliance serves NFS and iSCSI on its storage address (below, per host) on {storage.network}, and its web interface only on the
+            management network. They share these.
+          </p>
+          <BackendStorageFields
+            prefix={storage.prefix}
+            mtu={storage.mtu}
+            errors={errors}
+            set={(key, value) => {
+              clear(key);
+              setBackend(() => ({ [key]: value }));
+            }}
+          />
+        </>
+      )}
       <h3 cds-text="subsection">SAN LUNs per host</h3>
       <p className="muted small">
         Each appliance pools its LUNs into one ZFS pool: a thin VMDK per LUN on a VMFS datastore of its host, or a free LUN of the host mapped raw (RDM). Optionally an SSD
@@ -110,6 +153,7 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
           host={host}
           applianceName={applianceName(i, draft.firstAppliance)}
           address={backend.addresses[host] ?? ''}
+          storageAddress={storage.network ? (storage.addresses[host] ?? '') : undefined}
           endpoint={backend.apiEndpoints[host] ?? ''}
           luns={backend.luns[host] ?? []}
           candidates={lunDatastores(inv, host)}
@@ -118,6 +162,7 @@ export function StepBackend({ draft, update, next, back }: StepProps) {
           errors={errors}
           clear={clear}
           onAddress={perHost('addresses', host)}
+          onStorageAddress={(value) => setBackend((b) => ({ storageAddresses: { ...storageOf(b).addresses, [host]: value } }))}
           onEndpoint={perHost('apiEndpoints', host)}
           onLuns={perHost('luns', host)}
         />

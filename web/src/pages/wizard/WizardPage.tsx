@@ -69,7 +69,7 @@ export function WizardPage() {
           <h2 id="wizard-step-title" cds-text="section">
             {index + 1}. {STEPS[index]!.title}
           </h2>
-          <ReviewReturned step={STEPS[index]!.id} />
+          <ReviewReturned step={STEPS[index]!.id} draft={draft} />
           <View draft={draft} update={update} next={next} back={back} />
         </section>
       </div>

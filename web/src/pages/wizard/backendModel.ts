@@ -145,6 +145,73 @@ function networkErrors(draft: Draft, errors: Record<string, string>) {
   if (badNtp) errors.ntp_servers = `${badNtp} is not a host name or IPv4 address.`;
 }
 
+/** The storage NIC's answers, with their defaults (a draft saved before they were asked has none). */
+export function storageOf(backend: Draft['backend']) {
+  return {
+    network: backend.storageNetwork ?? '',
+    addresses: backend.storageAddresses ?? {},
+    prefix: backend.storagePrefix ?? '24',
+    mtu: backend.storageMtu ?? '1500',
+  };
+}
+
+const wholeIn = (text: string, low: number, high: number) => /^\d+$/.test(text) && Number(text) >= low && Number(text) <= high;
+
+/** The storage port group and, with one, each appliance's storage address, the prefix and the MTU
+ * (provisioning/plan.py Fleet._storage_network says the same, and the api refuses it again). */
+function storageErrors(inv: Inventory, draft: Draft, errors: Record<string, string>) {
+  const storage = storageOf(draft.backend);
+  if (!storage.network) return;
+  if (!sharedNetworks(inv, draft.hosts).some((n) => n.name === storage.network)) {
+    errors.storageNetwork = 'Choose a port group every chosen host sees, or none.';
+  }
+  if (!wholeIn(storage.prefix.trim(), 1, 32)) errors.storagePrefix = 'Enter a prefix length from 1 to 32 (24 for 255.255.255.0).';
+  if (!wholeIn(storage.mtu.trim(), 1280, 9000)) errors.storageMtu = 'Enter an MTU from 1280 to 9000 (1500, or 9000 for jumbo frames).';
+  const seen = new Map<string, string>();
+  for (const host of draft.hosts) {
+    const address = (storage.addresses[host] ?? '').trim();
+    const key = `storageAddress:${host}`;
+    if (!address) errors[key] = `Enter the storage address of the appliance on ${host}.`;
+    else if (!isIpv4(address)) errors[key] = `${address} is not an IPv4 address (four numbers 0–255, e.g. 198.51.100.10).`;
+    else if (address === (draft.backend.addresses[host] ?? '').trim()) errors[key] = 'This is its IPv4 address: the storage NIC needs one of its own.';
+    else if (seen.has(address)) errors[key] = `${address} is already the storage address of the appliance on ${seen.get(address)}.`;
+    else seen.set(address, host);
+  }
+}
+
+/**
+ * The step-3 field a plan field the api refused is asked by (a key of validateBackend's errors), so Review's
+ * refusal is shown beside it; null when this step has no field of its own for it (Review's words then show
+ * above the form). `hosts`: the chosen hosts, in the plan's appliance order; `storage`: a storage port group is chosen.
+ */
+export function backendFieldOf(apiField: string, hosts: readonly string[], storage: boolean): string | null {
+  const field = apiField.replace(/^plan\.?/, '');
+  const fixed: Record<string, string> = {
+    'fleet.ova_path': 'ovaPath',
+    'fleet.size': 'size',
+    'fleet.network': 'network',
+    'fleet.storage_network': 'storageNetwork',
+    'fleet.datastore': 'bootDatastore',
+    'fleet.admin_password': 'adminPassword',
+  };
+  if (fixed[field]) return fixed[field];
+  const property = /^fleet\.(?:appliances\.(\d+)\.)?properties\.([a-z0-9_]+)$/.exec(field);
+  if (property) {
+    const host = property[1] === undefined ? undefined : hosts[Number(property[1])];
+    const key = property[2];
+    if (key === 'storage_prefix') return 'storagePrefix';
+    if (key === 'storage_mtu') return 'storageMtu';
+    if (key === 'storage_mode') return 'storageNetwork';
+    if (key === 'storage_address') return host ? `storageAddress:${host}` : 'storageNetwork';
+    if (key === 'ipv4_address' && host) return `address:${host}`;
+    if (property[1] === undefined && ['ipv4_prefix', 'ipv4_gateway', 'dns_servers', 'ntp_servers'].includes(key ?? '')) return key ?? null;
+    return null;
+  }
+  // the datastore's server is the first appliance's address: its storage address with a storage port group
+  if (field === 'nfs.server' && hosts[0]) return `${storage ? 'storageAddress' : 'address'}:${hosts[0]}`;
+  return null;
+}
+
 /** Every refusal of step 3, keyed by field; empty when the step's answers can go on. */
 export function validateBackend(inv: Inventory, draft: Draft, passwordConfirm: string): Record<string, string> {
   const errors: Record<string, string> = {};
@@ -157,6 +224,7 @@ export function validateBackend(inv: Inventory, draft: Draft, passwordConfirm: s
     errors.bootDatastore = 'Choose a datastore every chosen host sees, for the appliances’ boot disks.';
   }
   networkErrors(draft, errors);
+  storageErrors(inv, draft, errors);
   lunErrors(inv, draft, errors);
   ssdErrors(inv, draft, errors);
   for (const host of draft.hosts) {

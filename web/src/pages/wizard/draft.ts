@@ -48,6 +48,13 @@ export interface Draft {
     adminPassword: string;
     /** host:port of each appliance's api where its address is not reachable from arcvsa (NAT, the lab). */
     apiEndpoints: Record<string, string>;
+    /** Port group of the appliances' storage NIC (the hosts' storage VMkernel ports); absent or '': none, NFS on `network`. */
+    storageNetwork?: string;
+    /** IPv4 address of each host's appliance on the storage port group (with a storage port group only). */
+    storageAddresses?: Record<string, string>;
+    /** Prefix length and MTU of the storage network, shared by every appliance (OVF storage_prefix, storage_mtu). */
+    storagePrefix?: string;
+    storageMtu?: string;
     /** The NFS export's clients as the admin edited them (one per line); absent: the hosts' VMkernel addresses. */
     nfsClients?: string;
     /** What this machine's offers have filled in already (the newest OVA; the stand-ins of these hosts): each is
@@ -103,6 +110,10 @@ export const EMPTY: Draft = {
     properties: { ipv4_mode: 'static', ipv4_prefix: '24' },
     adminPassword: '',
     apiEndpoints: {},
+    storageNetwork: '',
+    storageAddresses: {},
+    storagePrefix: '24',
+    storageMtu: '1500',
   },
   storage: { persistence: 'stateless', clone: 'linked', nfsVersion: '3', datastoreName: 'arcvsa-vdi', path: '/tank/vdi' },
   desktops: {

@@ -14,6 +14,11 @@ function lunChoice(disk: Disk): LunChoice {
   };
 }
 
+/** Properties without the storage NIC's (storage_mode, storage_address, storage_prefix, storage_mtu). */
+function withoutStorage(properties: Record<string, string> | null | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(properties ?? {}).filter(([key]) => !key.startsWith('storage_')));
+}
+
 /**
  * A stored deployment back as the wizard's draft (the inverse of plan.toPlan), to edit it: every step is
  * reachable, the passwords are empty (asked for when a job needs them), `jobId` its latest job.
@@ -42,9 +47,14 @@ export function fromPlan(deployment: Deployment, jobId: number | null): Draft {
       bootDatastore: plan.fleet?.datastore ?? '',
       luns: byHost((a) => (a.disks ?? []).map(lunChoice)),
       addresses: byHost((a) => a.properties?.ipv4_address),
-      properties: { ...EMPTY.backend.properties, ...(plan.fleet?.properties ?? {}) },
+      // the storage NIC's properties are fields of their own (storagePrefix, storageMtu, storageAddresses)
+      properties: { ...EMPTY.backend.properties, ...withoutStorage(plan.fleet?.properties) },
       adminPassword: '',
       apiEndpoints: byHost((a) => a.api_endpoint),
+      storageNetwork: plan.fleet?.storage_network ?? '',
+      storageAddresses: byHost((a) => a.properties?.storage_address),
+      storagePrefix: plan.fleet?.properties?.storage_prefix ?? EMPTY.backend.storagePrefix,
+      storageMtu: plan.fleet?.properties?.storage_mtu ?? EMPTY.backend.storageMtu,
       ...(plan.nfs?.clients ? { nfsClients: plan.nfs.clients.join('\n') } : {}),
     },
     storage: {
@@ -134,6 +144,11 @@ export function overKept(plan: DeploymentPlan, kept: DeploymentPlan | null | und
       else delete properties.hostname;
       return { ...(merged(was, a) as typeof a), name: was.name, properties };
     });
+  }
+  // Without a storage port group no storage_* property may stay from the stored plan: the api refuses them.
+  if (out.fleet && plan.fleet && !plan.fleet.storage_network) {
+    out.fleet.properties = withoutStorage(out.fleet.properties);
+    out.fleet.appliances = out.fleet.appliances.map((a) => ({ ...a, properties: withoutStorage(a.properties) }));
   }
   for (const [part, keys] of Object.entries(NOT_ASKED) as ['pool' | 'fleet', readonly string[]][]) {
     const from = kept[part] as Record<string, unknown> | null | undefined;

@@ -1,5 +1,6 @@
 import type { components } from '../../api/schema';
 import { parseClients } from '../storage/exportModel';
+import { storageOf } from './backendModel';
 import type { Draft, LunChoice } from './draft';
 import { DESKTOP_DELTA_GIB } from './poolTypeModel';
 
@@ -21,10 +22,17 @@ export function applianceName(i: number, first = 1): string {
 /** The DeploymentPlan the api stores for the draft (it validates it again, and says which field is wrong). */
 export function toPlan(draft: Draft): DeploymentPlan {
   const { backend, storage, desktops } = draft;
+  // With a storage port group each appliance has a storage address, and the hosts mount NFS there; without
+  // one no storage_* property is sent (the api refuses them: they would configure an unplugged NIC).
+  const nic = storageOf(backend);
+  const storageNetwork = nic.network || null;
+  const storageAddress = (host: string): Record<string, string> => (storageNetwork ? { storage_address: (nic.addresses[host] ?? '').trim() } : {});
+  const properties = Object.fromEntries(Object.entries(backend.properties).filter(([key]) => !key.startsWith('storage_')));
+  const first = draft.hosts[0] ?? '';
   const appliances = draft.hosts.map((host, i) => ({
     host,
     name: applianceName(i, draft.firstAppliance),
-    properties: { hostname: applianceName(i, draft.firstAppliance), ipv4_address: backend.addresses[host] ?? '' },
+    properties: { hostname: applianceName(i, draft.firstAppliance), ipv4_address: backend.addresses[host] ?? '', ...storageAddress(host) },
     disks: (backend.luns[host] ?? []).map(lunDisk),
     ...(backend.apiEndpoints[host] ? { api_endpoint: backend.apiEndpoints[host] } : {}),
   }));
@@ -37,16 +45,17 @@ export function toPlan(draft: Draft): DeploymentPlan {
       ova_path: backend.ovaPath,
       size: backend.size,
       network: backend.network,
+      storage_network: storageNetwork,
       datastore: backend.bootDatastore,
-      properties: backend.properties,
+      properties: storageNetwork ? { ...properties, storage_prefix: nic.prefix.trim(), storage_mtu: nic.mtu.trim() } : properties,
       admin_password: backend.adminPassword,
       appliances,
       health_timeout_s: 600,
     },
     nfs: {
       name: storage.datastoreName,
-      // Every host mounts the first appliance's export (it holds the golden image).
-      server: backend.addresses[draft.hosts[0] ?? ''] ?? '',
+      // Every host mounts the first appliance's export (it holds the golden image), on the storage network if any.
+      server: (storageNetwork ? nic.addresses[first] : backend.addresses[first])?.trim() ?? '',
       path: storage.path,
       version: storage.nfsVersion,
       ...(backend.nfsClients !== undefined ? { clients: parseClients(backend.nfsClients) } : {}),
