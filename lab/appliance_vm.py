@@ -70,6 +70,32 @@ SSH_OPTIONS = [
 ]
 
 
+@dataclass(frozen=True)
+class StorageNic:
+    """The storage NIC's user-mode network: the guest's side (``network``, e.g. 10.0.3.0/24) and the host
+    ports, bound to ``bind`` (an address of the host, e.g. a veth end), forwarded to GUEST_PORTS.
+
+    slirp hands the guest a forwarded connection with its real source address, so a client in another
+    network namespace is seen as itself; qemu's command line takes repeated hostfwd= options (HMP's
+    netdev_add keeps only the last, hence a NIC given at start rather than hot-plugged)."""
+
+    network: str
+    bind: str
+    host_ports: dict[str, int]
+    mac: str = "52:54:00:5e:c0:03"
+
+    def argv(self) -> list[str]:
+        forwards = ",".join(
+            f"hostfwd=tcp:{self.bind}:{self.host_ports[name]}-:{port}" for name, port in GUEST_PORTS.items()
+        )
+        return [
+            "-netdev",
+            f"user,id=net1,restrict=on,net={self.network},{forwards}",
+            "-device",
+            f"virtio-net-pci,netdev=net1,mac={self.mac},romfile=",
+        ]
+
+
 @dataclass
 class VmConfig:
     """What to boot and with what: image, state folder, LUNs, SSD sizes, memory, CPUs, forwards.
@@ -79,6 +105,8 @@ class VmConfig:
     ``reach_host``: the guest may send out through the host (restrict=off; see the module docstring).
     ``tap``: a second NIC on a host tap device (lab.tap), plugged in by :meth:`ApplianceVm.open_tap`.
     ``firmware``: ``bios`` or ``efi`` (OVMF); see the module docstring for the default.
+    ``storage_nic``: a second NIC present from the first boot on, for the storage network (the OVF's
+    second NIC), on a user-mode network of its own with forwards bound to a host address.
     """
 
     image: Path
@@ -96,6 +124,7 @@ class VmConfig:
     reach_host: bool = False
     tap: TapLink | None = None
     firmware: Firmware = "bios"
+    storage_nic: StorageNic | None = None
 
     def __post_init__(self) -> None:
         for name in GUEST_PORTS:
@@ -209,6 +238,8 @@ class ApplianceVm:
             f"user,id=net0,restrict={'off' if cfg.reach_host else 'on'},{forwards}",
             "-device",
             "virtio-net-pci,netdev=net0,romfile=",
+            # after the first NIC: on a later PCI slot, so the guest takes it for the storage NIC
+            *(cfg.storage_nic.argv() if cfg.storage_nic is not None else []),
             "-blockdev",
             f"driver=qcow2,node-name=os,file.driver=file,file.filename={self.overlay}",
             "-device",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lab import appliance_env, console
 from lab.appliance_api import ApplianceApi
-from lab.appliance_vm import ApplianceVm, Firmware, VmConfig
+from lab.appliance_vm import ApplianceVm, Firmware, StorageNic, VmConfig
 from lab.boot_slot import boot_slot
 from lab.san import San, make_luns
 
@@ -40,10 +40,11 @@ def boot(
     *,
     reach_host: bool = False,
     firmware: Firmware = "bios",
+    storage_nic: StorageNic | None = None,
 ) -> BootedAppliance:
     """Boot the image with the lab's properties (plus ``overrides``) and wait for the api's health;
     ``reach_host``: the guest may send out through the host, ``firmware``: bios or efi (both: see
-    lab.appliance_vm).
+    lab.appliance_vm), ``storage_nic``: a second NIC from the first boot on.
 
     A boot that hangs or whose kernel panics before the api answers (the emulator's: see lab.console)
     is booted once more from a fresh disk, and says so; nothing has been tested on it yet. A panic in
@@ -60,6 +61,7 @@ def boot(
         tied=True,
         reach_host=reach_host,
         firmware=firmware,
+        storage_nic=storage_nic,
     )
     retried = early_panics = 0
     while True:
