@@ -6,7 +6,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import path from 'node:path';
-import { env, logIn } from './session';
+import { connectVcsim, env, logIn } from './session';
 
 const DATACENTER = 'vdi-dc';
 const CLUSTER = 'vdi-cluster';
@@ -24,15 +24,7 @@ test('placement: only choices preselected, a host without room for the chosen si
   await test.step('connect vcsim in the wizard', async () => {
     await logIn(page, env('ARCVSA_ADMIN_USER'), env('ARCVSA_ADMIN_PASSWORD'));
     await page.goto('/deploy');
-    await page.getByLabel('Name', { exact: true }).fill('lab-vc');
-    await page.getByLabel('Address', { exact: true }).fill(env('VCSIM_HOST'));
-    await page.getByLabel('Port', { exact: true }).fill(env('VCSIM_PORT'));
-    await page.getByLabel('User name', { exact: true }).fill(env('VCSIM_USER'));
-    await page.getByLabel('Password', { exact: true }).fill(env('VCSIM_PASSWORD'));
-    await page.getByRole('button', { name: 'Connect' }).click();
-    await expect(page.getByTestId('cert-thumbprint')).toHaveText(env('VCSIM_THUMBPRINT'));
-    await page.getByRole('button', { name: 'Accept and connect' }).click();
-    await expect(page.getByTestId('vcenter-option').filter({ hasText: 'lab-vc' }).getByRole('radio')).toBeChecked({ timeout: 60_000 });
+    await connectVcsim(page, 'lab-vc');
     await next();
   });
 

@@ -5,12 +5,7 @@
 // and the Review step, whose diff vCenter answered for the plan with it. Nothing is deployed.
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import path from 'node:path';
-
-function env(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run this spec through tests/e2e/test_browser.py`);
-  return value;
-}
+import { connectVcsim, env, logIn } from './session';
 
 // lab/vcsim.py's site
 const DATACENTER = 'vdi-dc';
@@ -43,22 +38,10 @@ test('a storage port group and each appliance’s storage address reach the plan
   const storageAddress = page.getByLabel('Storage address of arcvsa-01');
 
   await test.step('log in, open a fresh wizard, connect vcsim and choose one host', async () => {
-    await page.goto('/');
-    await page.getByLabel('User name', { exact: true }).fill(env('ARCVSA_ADMIN_USER'));
-    await page.getByLabel('Password', { exact: true }).fill(env('ARCVSA_ADMIN_PASSWORD'));
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await expect(page.getByTestId('signed-in-user')).toBeVisible();
+    await logIn(page, env('ARCVSA_ADMIN_USER'), env('ARCVSA_ADMIN_PASSWORD'));
     await page.evaluate(() => localStorage.removeItem('arcvsa.wizard.draft'));
     await page.goto('/deploy');
-    await page.getByLabel('Name', { exact: true }).fill('storage-vcsim');
-    await page.getByLabel('Address', { exact: true }).fill(env('VCSIM_HOST'));
-    await page.getByLabel('Port', { exact: true }).fill(env('VCSIM_PORT'));
-    await page.getByLabel('User name', { exact: true }).fill(env('VCSIM_USER'));
-    await page.getByLabel('Password', { exact: true }).fill(env('VCSIM_PASSWORD'));
-    await page.getByRole('button', { name: 'Connect' }).click();
-    await expect(page.getByTestId('cert-thumbprint')).toHaveText(env('VCSIM_THUMBPRINT'));
-    await page.getByRole('button', { name: 'Accept and connect' }).click();
-    await expect(page.getByTestId('vcenter-option').getByRole('radio')).toBeChecked({ timeout: 60_000 });
+    await connectVcsim(page, 'storage-vcsim');
     await next();
     await expect(page.getByLabel('Datacenter', { exact: true })).toHaveValue(DATACENTER, { timeout: 60_000 });
     await page.locator(`[data-testid="placement-host"][data-host="${HOST}"]`).getByRole('checkbox').check();

@@ -46,6 +46,7 @@ from support.host import host_tool
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
 from support.sslyze import scan
+from support.veth import free_port_on, namespace_link
 
 from lab.appliance_vm import GUEST_PORTS, ApplianceVm
 
@@ -105,11 +106,6 @@ def checks() -> Iterator[Checks]:
 IP = shutil.which("ip") or "/usr/sbin/ip"
 
 
-def ip(*args: str, check: bool = True) -> None:
-    """iproute2 on the host (namespace set-up and tear-down)."""
-    subprocess.run([IP, *args], check=check, capture_output=True, timeout=30)
-
-
 def client(argv: list[str], timeout: float = 60) -> tuple[int, str]:
     """host_tool, with a hang reported as an answer (exit 124) rather than raised."""
     try:
@@ -118,30 +114,13 @@ def client(argv: list[str], timeout: float = 60) -> tuple[int, str]:
         return 124, f"no answer within {timeout:.0f} s"
 
 
-def free_port_on(address: str) -> int:
-    with socket.socket() as s:
-        s.bind((address, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, dict[str, int]]]:
     """A network namespace that reaches the guest's ports as 10.250.0.2: (namespace, {GUEST_PORTS name:
     port on the host side of its veth}). Removed afterwards (the NIC goes with the VM)."""
     if os.geteuid() != 0 or not Path(IP).is_file():
         pytest.fail("the NFS host-list check needs root and iproute2 (network namespaces)")
-    ip("netns", "delete", NS, check=False)
-    ip("link", "delete", VETH_HOST, check=False)
-    ip("netns", "add", NS)
-    try:
-        ip("link", "add", VETH_HOST, "type", "veth", "peer", "name", VETH_NS)
-        ip("link", "set", VETH_NS, "netns", NS)
-        ip("addr", "add", f"{HOST_SIDE}/30", "dev", VETH_HOST)
-        ip("link", "set", VETH_HOST, "up")
-        ip("netns", "exec", NS, "ip", "addr", "add", f"{NS_SIDE}/30", "dev", VETH_NS)
-        ip("netns", "exec", NS, "ip", "link", "set", VETH_NS, "up")
-        ip("netns", "exec", NS, "ip", "link", "set", "lo", "up")
+    with namespace_link(NS, VETH_HOST, VETH_NS, HOST_SIDE, NS_SIDE):
         ports = {name: free_port_on(HOST_SIDE) for name in GUEST_PORTS}
         # The image's networkd config matches every en* link (first boot's static address and gateway):
         # a file of our own, sorted first and matching only the new NIC's MAC, keeps it on its network.
@@ -161,9 +140,6 @@ def stranger(appliance: ApplianceVm, guest: SshRunner) -> Iterator[tuple[str, di
             addresses = in_guest(guest, ["ip", "-br", "addr"]).stdout
         assert SECOND_GUEST in addresses, f"the hot-plugged NIC did not get {SECOND_GUEST}: {addresses}"
         yield NS, ports
-    finally:
-        ip("netns", "delete", NS, check=False)
-        ip("link", "delete", VETH_HOST, check=False)
 
 
 def test_tls_serves_the_first_boot_certificate_only(

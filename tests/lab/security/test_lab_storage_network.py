@@ -21,9 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import socket
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,6 +32,7 @@ from support import portscan
 from support.host import host_tool
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance, boot
+from support.veth import IP, free_port_on, namespace_link
 
 from lab.appliance_vm import GUEST_PORTS, ApplianceVm, StorageNic
 from lab.san import San
@@ -42,7 +40,6 @@ from lab.san import San
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(1800)]
 
 REPO = Path(__file__).resolve().parents[3]
-IP = shutil.which("ip") or "/usr/sbin/ip"
 HOST = "10.0.2.2"  # the host as the first NIC's user-mode network shows it
 NS, VETH_HOST, VETH_NS = "arcsto", "arcsto-h", "arcsto-n"
 HOST_SIDE, ESXI = "10.251.0.1", "10.251.0.2"  # the namespace's link; the guest sees ESXI
@@ -63,17 +60,6 @@ MANAGEMENT_ONLY = ["https", "ssh"]
 STORAGE_ONLY = ["iscsi", "mountd", "nfs", "portmapper"]
 
 
-def ip(*args: str, check: bool = True) -> None:
-    subprocess.run([IP, *args], check=check, capture_output=True, timeout=30)
-
-
-def free_port_on(address: str) -> int:
-    with socket.socket() as s:
-        s.bind((address, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def figures() -> Iterator[dict[str, Any]]:
     found: dict[str, Any] = {}
@@ -90,21 +76,8 @@ def storage_link() -> Iterator[StorageNic]:
     """The namespace standing for an ESXi host's storage port, and the storage NIC's forwards into it."""
     if os.geteuid() != 0 or not Path(IP).is_file():
         pytest.fail("the storage network test needs root and iproute2 (network namespaces)")
-    ip("netns", "delete", NS, check=False)
-    ip("link", "delete", VETH_HOST, check=False)
-    ip("netns", "add", NS)
-    try:
-        ip("link", "add", VETH_HOST, "type", "veth", "peer", "name", VETH_NS)
-        ip("link", "set", VETH_NS, "netns", NS)
-        ip("addr", "add", f"{HOST_SIDE}/30", "dev", VETH_HOST)
-        ip("link", "set", VETH_HOST, "up")
-        ip("netns", "exec", NS, "ip", "addr", "add", f"{ESXI}/30", "dev", VETH_NS)
-        ip("netns", "exec", NS, "ip", "link", "set", VETH_NS, "up")
-        ip("netns", "exec", NS, "ip", "link", "set", "lo", "up")
+    with namespace_link(NS, VETH_HOST, VETH_NS, HOST_SIDE, ESXI):
         yield StorageNic(STORAGE_NET, HOST_SIDE, {name: free_port_on(HOST_SIDE) for name in GUEST_PORTS})
-    finally:
-        ip("netns", "delete", NS, check=False)
-        ip("link", "delete", VETH_HOST, check=False)
 
 
 @pytest.fixture(scope="module")
