@@ -302,7 +302,7 @@ def test_firewall_section(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_firewall_section_with_a_storage_network(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """firewall_storage.spec.ts: the section on an appliance first boot gave a storage network (the probes'
+    """firewall_storage_network.spec.ts: the section on an appliance first boot gave a storage network (the probes'
     link): the page says where NFS and iSCSI are answered, and the kernel keeps the web interface off it."""
     from support import netns
     from support.firewall_server import firewall_api
@@ -318,7 +318,7 @@ def test_firewall_section_with_a_storage_network(tmp_path: Path, capsys: pytest.
         except netns.Unavailable as exc:
             pytest.skip(str(exc))
         env = spec_run.base_env(server.url, PASSWORD, ARCVSA_STORAGE_NIC=server.link.link)
-        run = spec_run.run("firewall_storage.spec.ts", env, capsys)
+        run = spec_run.run("firewall_storage_network.spec.ts", env, capsys)
         assert run.passed, run.why("the Playwright storage network section failed")
         # the save loaded the rule set: every address may have the web interface and SSH, not on this NIC
         assert not server.reaches(esxi, 443) and not server.reaches(esxi, 22)
