@@ -26,6 +26,7 @@ LAB_SITE = {
     "ESXI_HOST": "DC0_C0_H0",
     "DATASTORE": DATASTORES[0],
     "PORTGROUP": PORT_GROUPS[1],
+    "STORAGE_PORTGROUP": PORT_GROUPS[0],
 }
 PLACEHOLDER = re.compile(r"\b(" + "|".join(sorted(SITE, key=len, reverse=True)) + r")\b")
 
@@ -74,6 +75,15 @@ def test_the_documented_import_deploys_with_the_documented_values(
     (vm,) = json.loads(govc("vm.info", "-json", _documented()["Name"]))["virtualMachines"]
     deployed = {p["id"]: p.get("value") or "" for p in vm["config"]["vAppConfig"]["property"]}
     assert deployed == {p["Key"]: p["Value"] for p in _documented()["PropertyMapping"]}
+    # NIC 1 on the documented PORTGROUP, NIC 2 on STORAGE_PORTGROUP (distributed: named by their keys)
+    nics = json.loads(govc("device.info", "-json", "-vm", _documented()["Name"], "ethernet-*"))["devices"]
+    keys = {
+        govc("ls", "-i", f"/{DATACENTER}/network/{name}").strip().rsplit(":", 1)[-1]: name
+        for name in PORT_GROUPS
+    }
+    on = [keys.get(n["backing"]["port"]["portgroupKey"]) for n in nics]
+    print(f"\ndeployed NICs on: {on}")
+    assert on == [LAB_SITE["PORTGROUP"], LAB_SITE["STORAGE_PORTGROUP"]]
     small = next(o for o in APPLIANCE_HARDWARE.options if o.default)
     assert (vm["config"]["hardware"]["numCPU"], vm["config"]["hardware"]["memoryMB"]) == (
         small.vcpus,
