@@ -616,6 +616,23 @@ def _ssh(appliance: ApplianceVm, user: str, *tail: str) -> list[str]:
     ]  # fmt: skip
 
 
+def test_roots_password_is_locked(guest: SshRunner, checks: Checks) -> None:
+    # First boot locks root's password (the admin password goes to the arcvsa account only): passwd's
+    # status is L, and the shadow field starts with "!" or "*", which no password's hash can match.
+    status = in_guest(guest, ["passwd", "-S", "root"]).stdout.split()
+    entry = next(
+        line
+        for line in in_guest(guest, ["getent", "shadow", "root"]).stdout.splitlines()
+        if line.startswith("root:")
+    )
+    checks.record(
+        "root_password_locked",
+        len(status) > 1 and status[1] == "L" and entry.split(":")[1][:1] in ("!", "*"),
+        f"passwd -S root: {' '.join(status[:2])}; shadow hash starts {entry.split(':')[1][:1]!r}",
+    )
+    checks.verify("root_password_locked")
+
+
 def test_root_stays_out_unless_let_in_and_the_admin_account_changes_its_password_first(
     api: LabApi, appliance: ApplianceVm, checks: Checks
 ) -> None:
