@@ -6,6 +6,7 @@
 // through the Desktop pools page. A screenshot of every step lands in the run's output folder.
 import { expect, type Locator, type Page, test } from '@playwright/test';
 import path from 'node:path';
+import { connectVcsim } from './session';
 
 function env(name: string): string {
   const value = process.env[name];
@@ -49,15 +50,7 @@ test('the wizard deploys a 20-desktop pool on 4 appliances; recompose and delete
   });
 
   await test.step('1. vCenter: connect vcsim after checking its thumbprint', async () => {
-    await page.getByLabel('Name', { exact: true }).fill('lab-vcsim');
-    await page.getByLabel('Address', { exact: true }).fill(env('VCSIM_HOST'));
-    await page.getByLabel('Port', { exact: true }).fill(env('VCSIM_PORT'));
-    await page.getByLabel('User name', { exact: true }).fill(env('VCSIM_USER'));
-    await page.getByLabel('Password', { exact: true }).fill(env('VCSIM_PASSWORD'));
-    await page.getByRole('button', { name: 'Connect' }).click();
-    await expect(page.getByTestId('cert-thumbprint')).toHaveText(env('VCSIM_THUMBPRINT'));
-    await page.getByRole('button', { name: 'Accept and connect' }).click();
-    await expect(page.getByTestId('vcenter-option').getByRole('radio')).toBeChecked({ timeout: 60_000 });
+    await connectVcsim(page, 'lab-vcsim');
     await shot('1-vcenter');
     await next();
   });
