@@ -70,6 +70,11 @@ SSH_OPTIONS = [
 ]
 
 
+def hostfwds(bind: str, host_ports: dict[str, int]) -> str:
+    """qemu user-mode hostfwd= options: each GUEST_PORTS port from ``bind``:its host port."""
+    return ",".join(f"hostfwd=tcp:{bind}:{host_ports[name]}-:{port}" for name, port in GUEST_PORTS.items())
+
+
 @dataclass(frozen=True)
 class StorageNic:
     """The storage NIC's user-mode network: the guest's side (``network``, e.g. 10.0.3.0/24) and the host
@@ -85,12 +90,9 @@ class StorageNic:
     mac: str = "52:54:00:5e:c0:03"
 
     def argv(self) -> list[str]:
-        forwards = ",".join(
-            f"hostfwd=tcp:{self.bind}:{self.host_ports[name]}-:{port}" for name, port in GUEST_PORTS.items()
-        )
         return [
             "-netdev",
-            f"user,id=net1,restrict=on,net={self.network},{forwards}",
+            f"user,id=net1,restrict=on,net={self.network},{hostfwds(self.bind, self.host_ports)}",
             "-device",
             f"virtio-net-pci,netdev=net1,mac={self.mac},romfile=",
         ]
@@ -212,9 +214,7 @@ class ApplianceVm:
     def argv(self) -> list[str]:
         """The qemu command line."""
         cfg = self.config
-        forwards = ",".join(
-            f"hostfwd=tcp:127.0.0.1:{cfg.host_ports[name]}-:{port}" for name, port in GUEST_PORTS.items()
-        )
+        forwards = hostfwds("127.0.0.1", cfg.host_ports)
         argv = [
             "qemu-system-x86_64",
             "-name",

@@ -23,6 +23,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from ovf import network_rules
 from ovf.properties import INTEGER_TYPES, load_catalogue
 from provisioning.certificate import normalise_thumbprint
 
@@ -64,32 +65,17 @@ def refused(title: str, loc: tuple[str | int, ...], kind: str, message: str, val
     return ValidationError.from_exception_data(title, [InitErrorDetails(type=error, loc=loc, input=value)])
 
 
+def _number(values: dict[str, str], key: str) -> str:
+    """An integer property's value, its catalogue default when empty or absent (as first boot takes it)."""
+    return values.get(key, "").strip() or (load_catalogue().by_key()[key].default or "")
+
+
 def _ipv4(value: str) -> bool:
     try:
         ipaddress.IPv4Address(value)
     except ValueError:
         return False
     return True
-
-
-def _storage_problem(address: str, prefix: str, management: str, management_prefix: str) -> str:
-    """Why first boot could not put the storage NIC on ``address``/``prefix`` beside the management
-    address; '' when it can (appliance.firstboot.network applies the same rules)."""
-    ip = ipaddress.IPv4Address(address)
-    if ip.is_unspecified or ip.is_loopback or ip.is_multicast or ip.is_reserved or ip.is_link_local:
-        return f"storage_address {address} is not a host address"
-    net = ipaddress.IPv4Interface(f"{address}/{prefix or '24'}").network
-    if net.prefixlen < 31 and ip in (net.network_address, net.broadcast_address):
-        what = "network" if ip == net.network_address else "broadcast"
-        return f"storage_address {address} is the {what} address of {net}"
-    if management and _ipv4(management) and address != management:
-        ours = ipaddress.IPv4Interface(f"{management}/{management_prefix or '24'}").network
-        if net.overlaps(ours):
-            return (
-                f"the storage network {net} overlaps the management network {ours}: one subnet on two NICs "
-                "answers from either; give the storage port group a subnet of its own"
-            )
-    return ""
 
 
 #: a disk as the appliance's guest names it
@@ -296,7 +282,8 @@ class Fleet(_Model):
         for i, a in enumerate(self.appliances):
             where = ("appliances", i, "properties", "storage_address")
             address = a.properties.get("storage_address", "")
-            management = a.properties.get("ipv4_address", self.properties.get("ipv4_address", ""))
+            values = self.ovf_values(a)
+            management = values.get("ipv4_address", "")
             if not address:
                 raise refused(
                     "Fleet",
@@ -314,11 +301,13 @@ class Fleet(_Model):
                     f"{a.name}: storage_address {address!r} is not an IPv4 address (four numbers 0-255)",
                     address,
                 )
-            problem = _storage_problem(
-                address,
-                a.properties.get("storage_prefix", self.properties.get("storage_prefix", "24")),
-                management,
-                a.properties.get("ipv4_prefix", self.properties.get("ipv4_prefix", "24")),
+            problem = "; ".join(
+                network_rules.storage_problems(
+                    ipaddress.IPv4Interface(f"{address}/{_number(values, 'storage_prefix')}"),
+                    ipaddress.IPv4Interface(f"{management}/{_number(values, 'ipv4_prefix')}")
+                    if management and _ipv4(management) and address != management
+                    else None,
+                )
             )
             if problem:
                 # first boot would leave the storage NIC down over it, once the VM runs: refuse it here

@@ -72,7 +72,7 @@ class StorageNetwork(BaseModel):
     """The storage network first boot configured from the OVF properties (storage_mode static)."""
 
     interface: str = Field(
-        pattern=r"^[A-Za-z0-9_.-]{1,15}$",
+        pattern=rf"^{names.INTERFACE.pattern}$",
         description="the storage NIC's interface name in the appliance, e.g. ens224",
     )
     address: str = Field(description="its address and prefix, e.g. 198.51.100.10/24; ESXi mounts here")

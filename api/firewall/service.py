@@ -123,15 +123,20 @@ def allowed(applied: firewall.Rules) -> list[Allowed]:
 
     management = text(applied.management)
     nic = applied.storage_interface
-    where = {"interface": f"not {nic}"} if nic else {}
-    listed = [Allowed(service="web interface", ports=[firewall.HTTPS], sources=management, **where)]
+    off_storage = f"not {nic}" if nic else None
+    listed = [
+        Allowed(service="web interface", ports=[firewall.HTTPS], sources=management, interface=off_storage)
+    ]
     if applied.ssh:
-        listed.append(Allowed(service="SSH", ports=[firewall.SSH], sources=management, **where))
-    storage = {"interface": nic} if nic else {}
+        listed.append(Allowed(service="SSH", ports=[firewall.SSH], sources=management, interface=off_storage))
     listed += [
-        Allowed(service="NFSv3", ports=sorted(firewall.NFS3_PORTS), sources=text(applied.nfs3), **storage),
-        Allowed(service="NFSv4.1", ports=list(firewall.NFS4_PORTS), sources=text(applied.nfs4), **storage),
-        Allowed(service="iSCSI", ports=[firewall.ISCSI], sources=text(applied.iscsi), **storage),
+        Allowed(
+            service="NFSv3", ports=sorted(firewall.NFS3_PORTS), sources=text(applied.nfs3), interface=nic
+        ),
+        Allowed(
+            service="NFSv4.1", ports=list(firewall.NFS4_PORTS), sources=text(applied.nfs4), interface=nic
+        ),
+        Allowed(service="iSCSI", ports=[firewall.ISCSI], sources=text(applied.iscsi), interface=nic),
     ]
     return listed
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+from appliance.control import names
 from appliance.control.errors import ControlError
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway
@@ -65,7 +66,7 @@ class Rules(BaseModel):
     iscsi: list[Network] = Field(default_factory=list, description="initiator networks (empty: 3260 closed)")
     storage_interface: str | None = Field(
         default=None,
-        pattern=r"^[A-Za-z0-9_.-]{1,15}$",  # a Linux interface name: nothing nft would read as syntax
+        pattern=rf"^{names.INTERFACE.pattern}$",
         description="the storage network's NIC: NFS and iSCSI only there, the rest never there",
     )
 

@@ -23,6 +23,9 @@ IQN = re.compile(
     r"iqn\.\d{4}-\d{2}\.[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[a-z0-9._-]{1,128})?"
 )
 OBJECT = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,47}")  # backstores, export tags, CHAP user names
+# A Linux interface name (at most IFNAMSIZ-1 characters) of the ones udev and networkd give NICs: nothing an
+# nft rule or a networkd file would read as syntax.
+INTERFACE = re.compile(r"[A-Za-z0-9_.-]{1,15}")
 DEVICE = re.compile(r"/dev/(disk/by-(id|path|uuid)/[A-Za-z0-9_.:+@-]{1,128}|[a-z]{2,8}[a-z0-9]{0,8})")
 # zpool reserves these as pool names; a vdev-type word would read as a layout keyword.
 RESERVED_POOLS = {

@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from appliance.firstboot.model import ValidatedProperties
 from appliance.firstboot.runner import Runner
+from ovf import network_rules
 from process import ProcessError
 
 NETWORK_FILE = PurePosixPath("/etc/systemd/network/10-arcvsa.network")
@@ -36,14 +37,6 @@ SETTLE_TIMEOUT = 90.0
 MATCH_NAMES = "en* eth*"  # the same links the image's DHCP fallback file matches
 
 
-@dataclass(frozen=True)
-class Nic:
-    """An Ethernet NIC the guest sees: its interface name and the sysfs path of its PCI device."""
-
-    name: str
-    device: str
-
-
 def settle(runner: Runner) -> None:
     """Wait for udev to have handled the devices queued so far; a udev that is not there (a first boot
     run on a tree, not a booted system) or does not settle leaves the NICs as they are found."""
@@ -51,46 +44,43 @@ def settle(runner: Runner) -> None:
         runner(list(SETTLE), timeout=SETTLE_TIMEOUT)
 
 
-def nics(root: Path) -> list[Nic]:
-    """The guest's NICs backed by a device (not lo, bridges or tunnels), management first (PCI order)."""
-    found = []
+def nics(root: Path) -> list[str]:
+    """The names of the guest's Ethernet NICs backed by a device (not lo, bridges or tunnels), management
+    first: ordered by the sysfs path of their PCI device."""
     base = root / SYS_NET
-    for entry in sorted(base.iterdir()) if base.is_dir() else []:
-        device = entry / "device"
-        if not device.exists() or not entry.name.startswith(("en", "eth")):
-            continue
-        found.append(Nic(entry.name, str(device.resolve())))
-    return sorted(found, key=lambda n: (n.device, n.name))
+    found = [
+        ((entry / "device").resolve(), entry.name)
+        for entry in (base.iterdir() if base.is_dir() else [])
+        if entry.name.startswith(("en", "eth")) and (entry / "device").exists()
+    ]
+    return [name for _, name in sorted(found)]
 
 
 @dataclass(frozen=True)
 class StorageIntent:
-    """The storage NIC's static address and MTU."""
+    """The storage NIC (its interface name), its static address and MTU."""
 
+    interface: str
     address: ipaddress.IPv4Interface
     mtu: int
 
 
 def storage_intent(
-    props: ValidatedProperties, management: NetworkIntent, found: list[Nic]
+    props: ValidatedProperties, management: NetworkIntent, found: list[str]
 ) -> tuple[StorageIntent | None, list[str]]:
-    """The storage network when asked for and usable; else None, with a warning saying why."""
+    """The storage network on the second of the NICs ``found`` when asked for and usable; else None, with
+    a warning saying why."""
     if props.text("storage_mode") != "static":
         return None, []
     address = ipaddress.IPv4Interface(f"{props.text('storage_address')}/{props.integer('storage_prefix')}")
-    problems = static_problems(address, None)
+    problems = network_rules.storage_problems(address, management.address)
     if len(found) < 2:
         problems.append(f"the appliance has {len(found)} NIC(s), the storage network needs a second")
-    if management.address is not None and address.network.overlaps(management.address.network):
-        problems.append(
-            f"{address.network} overlaps the management network {management.address.network}"
-            " (one subnet on two NICs answers from either)"
-        )
     if problems:
         return None, [
             f"storage network not usable ({'; '.join(problems)}): NFS and iSCSI stay on the management network"
         ]
-    return StorageIntent(address=address, mtu=props.integer("storage_mtu")), []
+    return StorageIntent(interface=found[1], address=address, mtu=props.integer("storage_mtu")), []
 
 
 @dataclass(frozen=True)
@@ -109,16 +99,12 @@ class NetworkIntent:
 
 def static_problems(address: ipaddress.IPv4Interface, gateway: ipaddress.IPv4Address | None) -> list[str]:
     """Why a static address/prefix/gateway cannot work together; empty when it can."""
-    problems = []
-    net = address.network
-    if net.prefixlen < 31 and address.ip in (net.network_address, net.broadcast_address):
-        what = "network" if address.ip == net.network_address else "broadcast"
-        problems.append(f"{address.ip} is the {what} address of {net}")
+    problems = [edge] if (edge := network_rules.subnet_edge(address)) else []
     if gateway is not None:
         if gateway == address.ip:
             problems.append(f"the gateway {gateway} is the appliance's own address")
-        elif gateway not in net:
-            problems.append(f"the gateway {gateway} is outside {net}")
+        elif gateway not in address.network:
+            problems.append(f"the gateway {gateway} is outside {address.network}")
     return problems
 
 

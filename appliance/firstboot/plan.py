@@ -59,10 +59,7 @@ def with_authorized_key(existing: str, key: str) -> str:
 
 
 def appliance_config(
-    props: ValidatedProperties,
-    storage: network.StorageIntent | None = None,
-    storage_nic: str = "",
-    management_nic: str = "",
+    props: ValidatedProperties, storage: network.StorageIntent | None = None, management_nic: str = ""
 ) -> bytes:
     """/etc/arcvsa/appliance.json: what the api, the storage control and the console read."""
     data: dict[str, object] = {
@@ -77,7 +74,7 @@ def appliance_config(
         # the firewall answers NFS and iSCSI only on this NIC, the web interface and SSH on the others
         "storage_network": None
         if storage is None
-        else {"interface": storage_nic, "address": storage.address.with_prefixlen, "mtu": storage.mtu},
+        else {"interface": storage.interface, "address": storage.address.with_prefixlen, "mtu": storage.mtu},
     }
     return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
@@ -98,6 +95,8 @@ def make_plan(
     intent, warnings = network.network_intent(props)
     network.settle(runner)
     found = network.nics(root)
+    # with one NIC nothing is told apart: its file matches any Ethernet name and no storage file is written
+    management_nic, storage_nic = found[:2] if len(found) > 1 else ("", "")
     storage, storage_warnings = network.storage_intent(props, intent, found)
     warnings += storage_warnings
     shadow = read_text(root, accounts.SHADOW)
@@ -117,20 +116,15 @@ def make_plan(
         FileChange(HOSTS, with_hostname(read_text(root, HOSTS) or DEFAULT_HOSTS, hostname, fqdn).encode()),
         FileChange(
             network.NETWORK_FILE,
-            network.render_network(intent, *([found[0].name] if len(found) > 1 else [])).encode(),
+            network.render_network(intent, management_nic or network.MATCH_NAMES).encode(),
         ),
         *(
-            [FileChange(network.STORAGE_FILE, network.render_storage(storage, found[1].name).encode())]
-            if len(found) > 1
+            [FileChange(network.STORAGE_FILE, network.render_storage(storage, storage_nic).encode())]
+            if storage_nic
             else []
         ),
         FileChange(chrony.SOURCES_FILE, chrony.render_sources(ntp).encode()),
-        FileChange(
-            APPLIANCE_CONFIG,
-            appliance_config(
-                props, storage, found[1].name if storage else "", found[0].name if len(found) > 1 else ""
-            ),
-        ),
+        FileChange(APPLIANCE_CONFIG, appliance_config(props, storage, management_nic)),
         FileChange(accounts.SHADOW, new_shadow.encode(), mode=0o640),
         FileChange(accounts.API_ADMIN_HASH, (accounts.argon2_hash(password) + "\n").encode(), mode=0o600),
         FileChange(tls.CERT, cert, only_if_absent=True),

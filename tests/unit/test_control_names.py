@@ -369,3 +369,15 @@ def test_a_pool_is_not_named_as_a_system_top_folder(folder: str) -> None:
     with pytest.raises(InvalidName, match=f"would mount over the system's /{folder}"):
         names.pool(folder)
     assert names.pool(f"{folder}x") == f"{folder}x"
+
+
+@pytest.mark.parametrize("good", ["e", "ens224", "eth0", "enp0s3", "br-lan.10", "vlan_9", "e" * 15])
+def test_interface_names_udev_gives_nics_match(good: str) -> None:
+    assert names.INTERFACE.fullmatch(good)
+
+
+@pytest.mark.parametrize(
+    "bad", ["", "e" * 16, 'ens224" accept', "ens 224", "ens224;", "ens/2", "ens@2", "ens$2", "ens'2", "én0"]
+)
+def test_an_interface_name_with_syntax_or_too_long_does_not_match(bad: str) -> None:
+    assert not names.INTERFACE.fullmatch(bad)

@@ -1,6 +1,6 @@
 // Step 3: the appliances and their SAN LUNs. Pure functions over the draft and the vCenter inventory.
 import type { Datastore, Host, Inventory, Network } from '../../api/types';
-import { isSsd, type Draft, type LunChoice } from './draft';
+import { EMPTY, isSsd, type Draft, type LunChoice } from './draft';
 
 export type Size = Draft['backend']['size'];
 
@@ -58,6 +58,15 @@ export function isIpv4(value: string): boolean {
 
 function toNumber(ip: string): number {
   return ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+}
+
+const wholeIn = (text: string, low: number, high: number) => /^\d+$/.test(text) && Number(text) >= low && Number(text) <= high;
+const PREFIX_REFUSAL = 'Enter a prefix length from 1 to 32 (24 for 255.255.255.0).';
+
+/** Property values without the storage NIC's (storage_mode, storage_address, storage_prefix, storage_mtu): those
+ * are fields of their own, and the api refuses them without a storage port group. */
+export function withoutStorage(properties: Record<string, string> | null | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(properties ?? {}).filter(([key]) => !key.startsWith('storage_')));
 }
 
 export function sameSubnet(a: string, b: string, prefix: number): boolean {
@@ -120,8 +129,8 @@ function networkErrors(draft: Draft, errors: Record<string, string>) {
   const p = draft.backend.properties;
   const prefixText = (p.ipv4_prefix ?? '').trim();
   const prefix = Number(prefixText);
-  const prefixOk = /^\d+$/.test(prefixText) && prefix >= 1 && prefix <= 32;
-  if (!prefixOk) errors.ipv4_prefix = 'Enter a prefix length from 1 to 32 (24 for 255.255.255.0).';
+  const prefixOk = wholeIn(prefixText, 1, 32);
+  if (!prefixOk) errors.ipv4_prefix = PREFIX_REFUSAL;
   const seen = new Map<string, string>();
   for (const host of draft.hosts) {
     const address = (draft.backend.addresses[host] ?? '').trim();
@@ -150,12 +159,10 @@ export function storageOf(backend: Draft['backend']) {
   return {
     network: backend.storageNetwork ?? '',
     addresses: backend.storageAddresses ?? {},
-    prefix: backend.storagePrefix ?? '24',
-    mtu: backend.storageMtu ?? '1500',
+    prefix: backend.storagePrefix ?? EMPTY.backend.storagePrefix ?? '',
+    mtu: backend.storageMtu ?? EMPTY.backend.storageMtu ?? '',
   };
 }
-
-const wholeIn = (text: string, low: number, high: number) => /^\d+$/.test(text) && Number(text) >= low && Number(text) <= high;
 
 /** The storage port group and, with one, each appliance's storage address, the prefix and the MTU
  * (provisioning/plan.py Fleet._storage_network says the same, and the api refuses it again). */
@@ -165,7 +172,7 @@ function storageErrors(inv: Inventory, draft: Draft, errors: Record<string, stri
   if (!sharedNetworks(inv, draft.hosts).some((n) => n.name === storage.network)) {
     errors.storageNetwork = 'Choose a port group every chosen host sees, or none.';
   }
-  if (!wholeIn(storage.prefix.trim(), 1, 32)) errors.storagePrefix = 'Enter a prefix length from 1 to 32 (24 for 255.255.255.0).';
+  if (!wholeIn(storage.prefix.trim(), 1, 32)) errors.storagePrefix = PREFIX_REFUSAL;
   if (!wholeIn(storage.mtu.trim(), 1280, 9000)) errors.storageMtu = 'Enter an MTU from 1280 to 9000 (1500, or 9000 for jumbo frames).';
   const seen = new Map<string, string>();
   for (const host of draft.hosts) {

@@ -1,5 +1,6 @@
 import type { Deployment, DeploymentPlan } from '../../api/deployments';
 import { EMPTY, type Draft, type LunChoice, STEPS } from './draft';
+import { withoutStorage } from './backendModel';
 
 const APPLIANCE = /^arcvsa-(\d+)$/;
 
@@ -12,11 +13,6 @@ function lunChoice(disk: Disk): LunChoice {
     ...(disk.guest_path ? { guestPath: disk.guest_path } : {}),
     ...(disk.role === 'log' || disk.role === 'cache' ? { role: disk.role } : {}),
   };
-}
-
-/** Properties without the storage NIC's (storage_mode, storage_address, storage_prefix, storage_mtu). */
-function withoutStorage(properties: Record<string, string> | null | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(properties ?? {}).filter(([key]) => !key.startsWith('storage_')));
 }
 
 /**

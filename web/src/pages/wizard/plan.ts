@@ -1,6 +1,6 @@
 import type { components } from '../../api/schema';
 import { parseClients } from '../storage/exportModel';
-import { storageOf } from './backendModel';
+import { storageOf, withoutStorage } from './backendModel';
 import type { Draft, LunChoice } from './draft';
 import { DESKTOP_DELTA_GIB } from './poolTypeModel';
 
@@ -27,7 +27,7 @@ export function toPlan(draft: Draft): DeploymentPlan {
   const nic = storageOf(backend);
   const storageNetwork = nic.network || null;
   const storageAddress = (host: string): Record<string, string> => (storageNetwork ? { storage_address: (nic.addresses[host] ?? '').trim() } : {});
-  const properties = Object.fromEntries(Object.entries(backend.properties).filter(([key]) => !key.startsWith('storage_')));
+  const properties = withoutStorage(backend.properties);
   const first = draft.hosts[0] ?? '';
   const appliances = draft.hosts.map((host, i) => ({
     host,
