@@ -19,6 +19,7 @@ from pathlib import Path
 from bench.workload import Background, Phase
 
 REPLICA = "replica.raw"
+NEXT_REPLICA = "replica-next.raw"  # a recompose's new replica, beside the first
 
 
 @dataclass(frozen=True)
@@ -217,6 +218,22 @@ def background(url: str, load: Background, size_bytes: int, seconds: int) -> str
     return _ini([("background", options)])
 
 
+def clone_ops(
+    ops: list[tuple[float, str, int, int]], replica_bytes: int, delta_bytes: int
+) -> list[tuple[float, str, int, int]]:
+    """One linked clone's boot as (seconds, op, offset, length): the trace's reads hit the replica, its writes the
+    clone's own delta (offset modulo the delta size), as a linked clone's disk chain does. Reads past the
+    replica's end (the smoke run cuts the replica) are left out; write offsets are within the delta."""
+    out = []
+    for t, op, offset, length in ops:
+        if op == "r":
+            if offset + length <= replica_bytes:
+                out.append((t, "r", offset, length))
+        else:
+            out.append((t, "w", offset % max(delta_bytes - length, 1), length))
+    return out
+
+
 def clone_iolog(
     ops: list[tuple[float, str, int, int]],
     target: Target,
@@ -225,12 +242,8 @@ def clone_iolog(
     delta_bytes: int,
     out: Path,
 ) -> Path:
-    """A fio iolog v3 of one linked clone's boot: the trace's reads hit the replica, its writes the
-    clone's own delta (offset modulo the delta size), as a linked clone's disk chain does.
-
-    Reads past the replica's end (the smoke run cuts the replica) are left out. Over NBD both go to
-    the one LUN, the delta at ``replica + desktop * delta``.
-    """
+    """A fio iolog v3 of one linked clone's boot (:func:`clone_ops`). Over NBD the replica and the
+    deltas share the one LUN, the delta at ``replica + desktop * delta``."""
     if target.engine == "nfs":
         read_file, write_file, write_base = REPLICA, delta_name(desktop), 0
     else:
@@ -239,15 +252,12 @@ def clone_iolog(
     files = [read_file] if read_file == write_file else [read_file, write_file]
     lines = ["fio version 3 iolog", *(f"0 {f} add" for f in files), *(f"0 {f} open" for f in files)]
     last = 0
-    for t, op, offset, length in ops:
+    for t, op, offset, length in clone_ops(ops, replica_bytes, delta_bytes):
         stamp = max(1, round(t * 1e6))
         if op == "r":
-            if offset + length > replica_bytes:
-                continue
             lines.append(f"{stamp} {read_file} read {offset} {length}")
         else:
-            start = write_base + offset % max(delta_bytes - length, 1)
-            lines.append(f"{stamp} {write_file} write {start} {length}")
+            lines.append(f"{stamp} {write_file} write {write_base + offset} {length}")
         last = stamp
     lines += [f"{last} {f} close" for f in files]
     out.parent.mkdir(parents=True, exist_ok=True)

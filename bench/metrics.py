@@ -90,11 +90,18 @@ def phase(
     compression: float | None,
     writes: dict[str, Any] | None = None,
     model: WriteModel | None = None,
+    clones: dict[str, Any] | None = None,
+    middle: Counters | None = None,
 ) -> dict[str, Any]:
     """``writes``: the FILE_SYNC writers' own figures (bench.syncwrite), in place of fio's writes;
-    ``model``: the pool's record size and txg interval, for the write bound of those writes."""
+    ``model``: the pool's record size and txg interval, for the write bound of those writes;
+    ``clones``: a boot's figures from bench.replay, in place of fio's; ``middle``: a recompose's
+    counters between its replica copy and its clones' boot."""
     seconds = round(after.at - before.at, 1)
-    if fio_out is not None:
+    if clones is not None:
+        keep = ("read_bytes", "read_ios", "read_lat_ms", "write_bytes", "write_ios", "write_lat_ms", "writes")
+        seen = {k: clones[k] for k in keep}
+    elif fio_out is not None:
         seen = client(fio_out)
         if writes is not None:
             seen.update({k: writes[k] for k in ("write_bytes", "write_ios", "write_lat_ms", "writes")})
@@ -102,21 +109,12 @@ def phase(
         seen = {"write_bytes": gold.replica_bytes, "read_bytes": 0, "read_ios": 0, "write_ios": 0}
     else:
         seen = {"read_bytes": 0, "write_bytes": 0, "read_ios": 0, "write_ios": 0}
-    if isinstance(stack, ApplianceStack):
-        moved = delta(after.san, before.san)
-        san = {
-            "read_bytes": moved["rd_bytes"],
-            "write_bytes": moved["wr_bytes"],
-            "read_ops": moved["rd_ops"],
-            "write_ops": moved["wr_ops"],
-        }
-    else:
-        san = {
-            "read_bytes": seen["read_bytes"],
-            "write_bytes": seen["write_bytes"],
-            "read_ops": seen["read_ios"],
-            "write_ops": seen["write_ios"],
-        }
+    booted = dict(seen)  # a recompose's clones alone, before its copy is added
+    if spec.kind == "recompose":
+        # the new replica's bytes are the clients' too (nfs-cp's writes, not counted as operations)
+        seen["copied_bytes"] = gold.replica_bytes
+        seen["write_bytes"] += gold.replica_bytes
+    san = _san(stack, before, after, seen)
     out: dict[str, Any] = {
         "phase": spec.name,
         "kind": spec.kind,
@@ -129,11 +127,15 @@ def phase(
     }
     if fio_out is not None and spec.kind in TIME_BASED:
         out["load_seconds"] = min(seconds, float(spec.seconds))
-    if seen["write_ios"] and san["write_ops"]:
-        client_size = seen["write_bytes"] / seen["write_ios"]
-        out["write_aggregation"] = ratio(san["write_bytes"] / san["write_ops"], client_size)
+    elif clones is not None and middle is not None:
+        out["load_seconds"] = clones["seconds"]  # the clients' rates are the boot's, not the copy's
+    # a recompose's aggregation is its clones' writes against the LUN's while they booted
+    lun = san if middle is None else _san(stack, middle, after, booted)
+    if booted["write_ios"] and lun["write_ops"]:
+        client_size = booted["write_bytes"] / booted["write_ios"]
+        out["write_aggregation"] = ratio(lun["write_bytes"] / lun["write_ops"], client_size)
         out["client_write_kib"] = round(client_size / 1024, 1)
-        out["san_write_kib"] = round(san["write_bytes"] / san["write_ops"] / 1024, 1)
+        out["san_write_kib"] = round(lun["write_bytes"] / lun["write_ops"] / 1024, 1)
     rates(out)
     out["floors"] = [
         k
@@ -169,6 +171,25 @@ def phase(
     if after.ssd:
         out["ssd"] = {name: delta(after.ssd[name], before.ssd.get(name, {})) for name in after.ssd}
     return out
+
+
+def _san(stack: Stack, before: Counters, after: Counters, seen: dict[str, Any]) -> dict[str, int]:
+    """What the data LUN saw between two moments: its counters' difference, or on the bare LUN the
+    client's own I/O."""
+    if isinstance(stack, ApplianceStack):
+        moved = delta(after.san, before.san)
+        return {
+            "read_bytes": moved["rd_bytes"],
+            "write_bytes": moved["wr_bytes"],
+            "read_ops": moved["rd_ops"],
+            "write_ops": moved["wr_ops"],
+        }
+    return {
+        "read_bytes": seen["read_bytes"],
+        "write_bytes": seen["write_bytes"],
+        "read_ops": seen["read_ios"],
+        "write_ops": seen["write_ios"],
+    }
 
 
 def dirtied(

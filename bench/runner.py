@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import golden, host, job, metrics, syncwrite, trace
+from bench import cpu, golden, host, job, metrics, replay, syncwrite, trace
 from bench.stack import (
     CALIBRATION_LUN,
     DATA_LUN,
@@ -165,11 +165,12 @@ class Run:
         waited = self.chain.wait_writable(stack.nfs_url(), self.workdir / "probe", timeout=300)
         stack.setup["nfs_writable_after_seconds"] = round(waited, 1)
 
-    def copy_replica(self, stack: Stack) -> None:
-        """The replica written once: libnfs's nfs-cp over NFS, qemu-img onto the bare LUN."""
+    def copy_replica(self, stack: Stack, name: str = job.REPLICA) -> None:
+        """The replica written once: libnfs's nfs-cp over NFS (to ``name``), qemu-img onto the bare LUN
+        (at its start: a recompose's new replica takes the old one's place there)."""
         if isinstance(stack, ApplianceStack):
             self.wait_writable(stack)
-            self.chain.nfs_cp(self.gold.replica, stack.nfs_url(job.REPLICA), timeout=3600)
+            self.chain.nfs_cp(self.gold.replica, stack.nfs_url(name), timeout=3600)
         else:
             argv = [
                 "qemu-img",
@@ -194,7 +195,7 @@ class Run:
         if profile.background is not None:
             background = self.start_background(profile, work)
         try:
-            reads_replica = any(p.kind in ("trace", "mix") for p in work.phases)
+            reads_replica = any(p.kind in ("trace", "recompose", "mix") for p in work.phases)
             if reads_replica and "replica" not in state and all(p.kind != "copy" for p in work.phases):
                 self.copy_replica(stack)
                 state["replica"] = True
@@ -243,22 +244,19 @@ class Run:
         before = opening(stack)
         fio_out: dict[str, Any] | None = None
         writes: dict[str, Any] | None = None
+        clones: dict[str, Any] | None = None
+        middle: Counters | None = None
         if phase.kind == "copy":
             self.copy_replica(stack)
             state["replica"] = True
         elif phase.kind == "trace":
-            logs = [
-                job.clone_iolog(
-                    self.gold.ops, target, i, self.gold.replica_bytes, TRACE_DELTA,
-                    self.workdir / "iologs" / f"{stack.name}-{work.name}-{i}.log",
-                )
-                for i in range(work.desktops)
-            ]  # fmt: skip
-            fio_out = self.fio(
-                f"{stack.name}-{work.name}-{phase.name}",
-                job.replay(target, logs),
-                3600,
-            )
+            fio_out, clones = self.boot(stack, work, phase, target, job.REPLICA, "")
+        elif phase.kind == "recompose":
+            # every desktop moved to a new replica: the replica written anew, then each clone, made
+            # again with a new delta, boots from it; the two steps in one window, as seed 004 measured
+            self.copy_replica(stack, job.NEXT_REPLICA)
+            middle = closing(stack)
+            fio_out, clones = self.boot(stack, work, phase, target, job.NEXT_REPLICA, "next-")
         elif phase.kind == "mix":
             text = job.mix(target, phase, work.desktops, self.gold.replica_bytes, self.gold.samples)
             writers = self.sync_writers(target, work, phase)
@@ -274,10 +272,43 @@ class Run:
         after = closing(stack)
         compression = stack.compression()
         model = stack.write_model(writes["began"]) if writes is not None else None
-        return metrics.phase(
+        row = metrics.phase(
             phase, stack, before, after, fio_out, self.gold,
-            compression=compression, writes=writes, model=model,
+            compression=compression, writes=writes, model=model, clones=clones, middle=middle,
         )  # fmt: skip
+        if before.cpu and after.cpu:
+            row["cpu"] = cpu.per_io(before.cpu, after.cpu, row["client"])
+        return row
+
+    def boot(
+        self, stack: Stack, work: Workload, phase: Phase, target: job.Target, replica: str, prefix: str
+    ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """Every clone boots at once from ``replica``: over NFS bench.replay's clones (FILE_SYNC writes,
+        real bytes), on the bare LUN fio's replay of the same ops through nbd. Returns (fio's JSON, None)
+        or (None, the clones' figures)."""
+        if target.engine == "nfs":
+            plan = replay.Plan(
+                url=target.url,
+                replica=replica,
+                deltas=[prefix + job.delta_name(i) for i in range(work.desktops)],
+                ops=job.clone_ops(self.gold.ops, self.gold.replica_bytes, TRACE_DELTA),
+                samples=self.gold.samples,
+            )
+            clones = replay.Clones(plan)
+            clones.start()
+            figures = clones.join(timeout=3600)
+            if figures["errors"]:
+                failed = figures["errors"]
+                raise syncwrite.SyncWriteError(f"{len(failed)} clones failed: {failed[0]}")
+            return None, figures
+        logs = [
+            job.clone_iolog(
+                self.gold.ops, target, i, self.gold.replica_bytes, TRACE_DELTA,
+                self.workdir / "iologs" / f"{stack.name}-{work.name}-{i}.log",
+            )
+            for i in range(work.desktops)
+        ]  # fmt: skip
+        return self.fio(f"{stack.name}-{work.name}-{phase.name}", job.replay(target, logs), 3600), None
 
     def sync_writers(self, target: job.Target, work: Workload, phase: Phase) -> syncwrite.Desktops | None:
         """The desktops' FILE_SYNC writers of a mix over NFS (bench.syncwrite), or None (fio writes)."""

@@ -22,13 +22,20 @@ from pathlib import Path
 from typing import Any
 
 from appliance.control import metrics
-from bench import iostat, txgs
+from bench import cpu, iostat, txgs
 from lab import appliance_env, guest_clock
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.san import San
 from lab.tap import TapLink
 from process import ProcessError, run
+
+# every process's stat file and /proc/stat, in one call (find expands the pattern, no shell)
+CPU_SAMPLE = [
+    "find", "/proc", "-maxdepth", "2", "-type", "f",
+    "(", "-path", "/proc/stat", "-o", "-path", "/proc/[0-9]*/stat", ")",
+    "-exec", "cat", "{}", "+",
+]  # fmt: skip
 
 DATA_LUN = "lun0"
 LUN_PATH = f"/dev/disk/by-id/virtio-{DATA_LUN}"
@@ -65,6 +72,8 @@ class Counters:
     arc: dict[str, int] = field(default_factory=dict)
     # the writes the pool issued to the data LUN by size (bench.iostat), copy-on-write stacks only
     lun_writes: iostat.Sizes = field(default_factory=dict)
+    # the guest's CPU ticks (bench.cpu), appliance stacks only
+    cpu: cpu.Sample | None = None
 
 
 @dataclass(frozen=True)
@@ -235,7 +244,18 @@ class ApplianceStack(Stack):
         counters.ssd = {name: io_counts(stats[name]) for name in ("ssd-slog", "ssd-l2arc") if name in stats}
         counters.arc = self.arcstats()
         counters.lun_writes = self.lun_writes()
+        counters.cpu = self.cpu_sample()
         return counters
+
+    def cpu_sample(self) -> cpu.Sample:
+        """The guest's CPU ticks now (bench.cpu). A process that ends while find lists /proc makes cat
+        fail on its file: the rest of the sample stands."""
+        assert self.vm is not None
+        done = run(self.vm.ssh_argv(CPU_SAMPLE), timeout=60, check=False)
+        try:
+            return cpu.parse(done.stdout)
+        except cpu.CpuError as exc:
+            raise StackError(f"{self.name}: CPU sample: {exc}; {done.stderr.strip()[-300:]}") from exc
 
     def flush(self) -> None:
         # The open transaction group's dirty data: up to zfs_txg_timeout of writes, or a layout's

@@ -101,7 +101,7 @@ class Bytes:
         return self.pool[start : start + size]
 
 
-def _libnfs() -> ctypes.CDLL:
+def libnfs() -> ctypes.CDLL:
     """The host's libnfs. Only libnfs 4 (soname 13, Debian 12's: its header checked for the calls below)
     is taken: later releases moved nfs_pwrite's buffer argument, and a wrong order would write garbage."""
     name = ctypes.util.find_library("nfs")
@@ -117,11 +117,51 @@ def _libnfs() -> ctypes.CDLL:
     lib.nfs_set_timeout.argtypes = [vp, ctypes.c_int]
     lib.nfs_mount.argtypes = [vp, cp, cp]
     lib.nfs_open.argtypes = [vp, cp, ctypes.c_int, ctypes.POINTER(vp)]
+    lib.nfs_open2.argtypes = [vp, cp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
     lib.nfs_close.argtypes = [vp, vp]
     lib.nfs_destroy_url.argtypes = [ctypes.POINTER(_Url)]
     lib.nfs_destroy_context.argtypes = [vp]
     lib.nfs_pwrite.argtypes = [vp, vp, ctypes.c_uint64, ctypes.c_uint64, vp]  # nfs, fh, offset, count, buf
+    lib.nfs_pread.argtypes = [vp, vp, ctypes.c_uint64, ctypes.c_uint64, vp]  # the same order
     return lib
+
+
+class Mount:
+    """One desktop's own libnfs context on the export (a connection of its own, as each fio job has),
+    and the files it opened; ``close`` lets go of all of them."""
+
+    def __init__(self, lib: ctypes.CDLL, url: str) -> None:
+        self.lib = lib
+        self.handles: list[ctypes.c_void_p] = []
+        self.nfs = lib.nfs_init_context()
+        self.url = None
+        if not self.nfs:
+            raise SyncWriteError("nfs_init_context failed")
+        lib.nfs_set_timeout(self.nfs, 60000)
+        self.url = lib.nfs_parse_url_dir(self.nfs, url.encode())
+        if not self.url:
+            raise SyncWriteError(f"bad url {url}: {self.error()}")
+        if lib.nfs_mount(self.nfs, self.url.contents.server, self.url.contents.path) != 0:
+            raise SyncWriteError(f"mount {url}: {self.error()}")
+
+    def open(self, name: str, flags: int) -> ctypes.c_void_p:
+        """A file of the export (O_CREAT makes it, mode 0644); O_SYNC makes every WRITE FILE_SYNC."""
+        handle = ctypes.c_void_p()
+        if self.lib.nfs_open2(self.nfs, f"/{name}".encode(), flags, 0o644, ctypes.byref(handle)) != 0:
+            raise SyncWriteError(f"open {name}: {self.error()}")
+        self.handles.append(handle)
+        return handle
+
+    def error(self) -> str:
+        return _error(self.lib, self.nfs)
+
+    def close(self) -> None:
+        for handle in self.handles:
+            self.lib.nfs_close(self.nfs, handle)
+        if self.url:
+            self.lib.nfs_destroy_url(self.url)
+        if self.nfs:
+            self.lib.nfs_destroy_context(self.nfs)
 
 
 class _Url(ctypes.Structure):
@@ -143,7 +183,7 @@ class Desktops:
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        self.lib = _libnfs()
+        self.lib = libnfs()
         self.pool = pool(plan.samples)
         self.desktops = [_Desktop(f) for f in plan.files]
         self.go = threading.Event()
@@ -172,7 +212,7 @@ class Desktops:
             "write_ios": len(latencies),
             "write_bytes": sum(d.written for d in self.desktops),
             "write_lat_ms": {
-                k: _percentile_ms(latencies, q) for k, q in (("p50", 50), ("p95", 95), ("p99", 99))
+                k: percentile_ms(latencies, q) for k, q in (("p50", 50), ("p95", 95), ("p99", 99))
             },
             "errors": failed,
             # per desktop, for the write bound (bench.metrics.dirtied); kept out of the run's JSON
@@ -181,45 +221,35 @@ class Desktops:
         }
 
     def _run(self, desk: _Desktop, seed: int) -> None:
-        lib, plan = self.lib, self.plan
+        plan = self.plan
         rng = random.Random(seed)  # noqa: S311 (a workload, not a secret)
-        nfs = lib.nfs_init_context()
-        url = fh = None
+        mount = None
         try:
             try:
-                if not nfs:
-                    raise SyncWriteError("nfs_init_context failed")
-                lib.nfs_set_timeout(nfs, 60000)
-                url = lib.nfs_parse_url_dir(nfs, plan.url.encode())
-                if not url:
-                    raise SyncWriteError(f"bad url {plan.url}: {_error(lib, nfs)}")
-                if lib.nfs_mount(nfs, url.contents.server, url.contents.path) != 0:
-                    raise SyncWriteError(f"mount {plan.url}: {_error(lib, nfs)}")
-                handle = ctypes.c_void_p()
-                path = f"/{desk.file}".encode()
-                if lib.nfs_open(nfs, path, os.O_RDWR | os.O_SYNC, ctypes.byref(handle)) != 0:
-                    raise SyncWriteError(f"open {desk.file}: {_error(lib, nfs)}")
-                fh = handle
+                mount = Mount(self.lib, plan.url)
+                fh = mount.open(desk.file, os.O_RDWR | os.O_SYNC)
                 offsets = Offsets(plan.delta_bytes // BLOCK, plan.spread, rng)
                 data = Bytes(self.pool, rng)
             finally:
                 self.ready.wait(timeout=300)
             self.go.wait()
-            self._write(desk, nfs, fh, offsets, data, rng)
+            self._write(desk, mount, fh, offsets, data, rng)
         except (SyncWriteError, threading.BrokenBarrierError) as exc:
             desk.error = str(exc)
         finally:
-            if fh is not None:
-                lib.nfs_close(nfs, fh)
-            if url:
-                lib.nfs_destroy_url(url)
-            if nfs:
-                lib.nfs_destroy_context(nfs)
+            if mount is not None:
+                mount.close()
 
     def _write(
-        self, desk: _Desktop, nfs: int, fh: ctypes.c_void_p, offsets: Offsets, data: Bytes, rng: random.Random
+        self,
+        desk: _Desktop,
+        mount: Mount,
+        fh: ctypes.c_void_p,
+        offsets: Offsets,
+        data: Bytes,
+        rng: random.Random,
     ) -> None:
-        plan, lib = self.plan, self.lib
+        plan, lib, nfs = self.plan, self.lib, mount.nfs
         choices, shares = [s for s, _ in plan.sizes], [w for _, w in plan.sizes]
         blocks = plan.delta_bytes // BLOCK
         end = self.began + plan.seconds
@@ -239,7 +269,7 @@ class Desktops:
             done = lib.nfs_pwrite(nfs, fh, block * BLOCK, size, buf)
             took = time.perf_counter_ns() - sent
             if done != size:
-                raise SyncWriteError(f"write of {size} at {block * BLOCK}: {_error(lib, nfs) or done}")
+                raise SyncWriteError(f"write of {size} at {block * BLOCK}: {mount.error() or done}")
             desk.latencies_ns.append(took)
             desk.extents.append((at, block * BLOCK, size))
             desk.written += size
@@ -250,7 +280,7 @@ def _error(lib: ctypes.CDLL, nfs: int) -> str:
     return message.decode(errors="replace") if message else ""
 
 
-def _percentile_ms(sorted_ns: list[int], q: float) -> float | None:
+def percentile_ms(sorted_ns: list[int], q: float) -> float | None:
     """The q-th percentile (nearest rank) in ms, as fio reports completion latency."""
     if not sorted_ns:
         return None

@@ -53,7 +53,7 @@ class Phase(Strict):
     """One step of a workload; ``kind`` says what the runner does (see bench/runner.py)."""
 
     name: str
-    kind: Literal["copy", "trace", "drop-cache", "mix", "calibrate", "sweep"]
+    kind: Literal["copy", "trace", "recompose", "drop-cache", "mix", "calibrate", "sweep"]
     why: str
     seconds: Annotated[int, Field(gt=0, le=3600)] = 60
     iops_per_desktop: Annotated[int, Field(gt=0, le=10000)] = 10

@@ -43,6 +43,21 @@ def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path
     assert phases["copy"]["compression"] > 1.1, phases[
         "copy"
     ]  # real OS bytes (the boot partition's first 64 MiB)
+    # over NFS the clones' writes are FILE_SYNC with real bytes (bench.replay), as ESXi sends them
+    assert boot["client"]["writes"].startswith("FILE_SYNC") and boot["client"]["write_ios"] > 0, boot
+    assert (
+        boot["client"]["read_lat_ms"]["p95"] is not None and boot["client"]["write_lat_ms"]["p95"] is not None
+    )
+    # the guest's own CPU accounting: the NFS server worked for the boot, and an I/O cost some CPU
+    used = boot["cpu"]
+    assert used["busy_seconds"] > 0 and used["components"]["nfs server"] > 0, used
+    assert 0 < used["ms_per_io"] < 1000 and 0 < used["busy_pct"] <= 100, used
+    assert "cpu" not in bare["clone-boot"]  # no guest on the bare LUN
+    # a recompose: the new replica and the clones' boot from it in one window
+    again = phases["recompose"]
+    assert again["client"]["copied_bytes"] > 0 and again["client"]["read_bytes"] > 0, again
+    assert again["read_offload"] > 1.5 and again["write_aggregation"] > 1.0, again
+    assert bare["recompose"]["write_offload"] == 1.0
 
     # The boot storm's cold cache (pool export and import): the ARC left empty, the L2ARC rebuilt
     # from the SSD, so the boot's reads come from below the ARC again (the SSD or the SAN).
@@ -68,6 +83,8 @@ def test_smoke_run_on_bare_lun_and_arcvsa(lab_image: tuple[Path, Path], tmp_path
     assert {t["target"] for t in doc["targets"]} >= {
         "provisioning read offload",
         "steady-state write offload",
+        "recompose read offload",
+        "whole-provisioning write offload",
     }
 
 

@@ -319,3 +319,82 @@ def test_a_phase_is_measured_between_flushes_and_timed_by_its_load() -> None:
     after = closing(stack)  # the phase's own deferred writes: flushed, so charged to it
     assert stack.log[2:] == ["flush", "counters"]
     assert after.at < LATER, "the phase's time ends when its load ends, not after the flush"
+
+
+def test_a_clones_boot_reads_the_replica_and_writes_within_its_delta() -> None:
+    ops = [(0.0, "r", 0, 4096), (0.5, "w", 70 << 20, 8192), (1.0, "r", 2 << 30, 4096), (1.5, "w", 0, 4096)]
+    placed = job.clone_ops(ops, 1 << 30, 64 << 20)
+    assert placed == [
+        (0.0, "r", 0, 4096),
+        (0.5, "w", (70 << 20) % ((64 << 20) - 8192), 8192),
+        (1.5, "w", 0, 4096),
+    ]  # the read past the (cut) replica is left out; every write ends inside the delta
+    assert all(off + n <= 64 << 20 for _, op, off, n in placed if op == "w")
+    edge = job.clone_ops([(0.0, "r", (1 << 30) - 4096, 4096), (0.1, "r", (1 << 30) - 4095, 4096)], 1 << 30, 1)
+    assert [off for _, _, off, _ in edge] == [(1 << 30) - 4096]  # ends at the replica's end: kept
+
+
+def _clones(read: int, write: int, reads: int, writes: int, seconds: float) -> dict[str, object]:
+    lat = {"p50": 1.0, "p95": 4.0, "p99": 8.0}
+    return {
+        "writes": "FILE_SYNC (libnfs, O_SYNC)",
+        "read_bytes": read, "read_ios": reads, "read_lat_ms": lat,
+        "write_bytes": write, "write_ios": writes, "write_lat_ms": lat,
+        "seconds": seconds, "errors": [],
+    }  # fmt: skip
+
+
+def _san(at: float, rd: int, wr: int, rd_ops: int, wr_ops: int) -> Counters:
+    return Counters(at, {"rd_bytes": rd, "wr_bytes": wr, "rd_ops": rd_ops, "wr_ops": wr_ops})
+
+
+def test_a_recompose_counts_the_new_replica_and_aggregates_the_clones_writes_alone() -> None:
+    gold = Golden(Path("replica"), 256 << 20, [], [])
+    spec = next(p for p in load_workload("provisioning-storm").phases if p.kind == "recompose")
+    stack = ApplianceStack.__new__(ApplianceStack)
+    before = _san(0.0, 0, 0, 0, 0)
+    middle = _san(40.0, 1 << 20, 140 << 20, 8, 140)  # the copy: 1 MiB writes at the LUN
+    after = _san(100.0, 2 << 20, 156 << 20, 16, 148)  # the boot: 16 MiB in 8 writes of 2 MiB
+    clones = _clones(512 << 20, 32 << 20, 8192, 4096, 50.0)  # 8 KiB writes
+    row = metrics.phase(spec, stack, before, after, None, gold, compression=1.8, clones=clones, middle=middle)
+    assert row["client"]["copied_bytes"] == 256 << 20 and row["client"]["write_bytes"] == (256 + 32) << 20
+    assert row["write_offload"] == round(288 / 156, 2) and row["read_offload"] == 256.0
+    assert row["write_aggregation"] == 256.0  # 2 MiB at the LUN for 8 KiB at the clients, while they booted
+    assert row["client"]["write_ios"] == 4096 and row["client"]["iops"] == round(12288 / 50.0, 1)
+    assert "compulsory_bound" not in row  # a new replica just written is in cache: no compulsory misses
+    assert row["client"]["read_lat_ms"]["p95"] == 4.0 and row["client"]["writes"].startswith("FILE_SYNC")
+    bare = metrics.phase(spec, Stack.__new__(Stack), Counters(0.0), Counters(100.0), None, gold,
+                         compression=None, clones=clones, middle=Counters(40.0))  # fmt: skip
+    assert bare["write_offload"] == bare["read_offload"] == 1.0 and bare["write_aggregation"] == 1.0
+
+
+def test_storms_are_judged_against_the_nas_vm_and_recompose_against_the_seed() -> None:
+    def row(name: str, kind: str, rd: float, wr: float, offload: float, **extra: object) -> dict[str, object]:
+        lat = {"read_lat_ms": {"p95": rd}, "write_lat_ms": {"p95": wr}, "write_bytes": 100}
+        return {"phase": name, "kind": kind, "client": lat, "san": {"write_bytes": 100 / offload},
+                "write_offload": offload, **extra}  # fmt: skip
+
+    ours = [
+        {"phase": "copy", "kind": "copy", "client": {"write_bytes": 1000}, "san": {"write_bytes": 400}},
+        row("clone-boot", "trace", 20.0, 40.0, 2.0),
+        row("recompose", "recompose", 10.0, 50.0, 3.0, read_offload=1400.0, write_aggregation=13.9),
+    ]
+    nas = [row("clone-boot", "trace", 10.0, 40.0, 2.5), row("recompose", "recompose", 10.0, 100.0, 1.0)]
+    results = {"provisioning-storm": {"arcvsa": {"phases": ours}, "nas-xfs": {"phases": nas}}}
+    found = {t["target"]: t for t in report.targets(results)}
+    assert found["clone-boot p95 read ms / NAS VM's"] == {
+        "target": "clone-boot p95 read ms / NAS VM's", "measured": 2.0, "goal": "<= 1", "met": False}  # fmt: skip
+    assert found["clone-boot p95 write ms / NAS VM's"]["met"] is True  # equal is at or below
+    assert found["clone-boot write offload / NAS VM's"]["measured"] == 0.8
+    assert found["recompose p95 write ms / NAS VM's"]["measured"] == 0.5
+    assert found["recompose write offload / NAS VM's"]["met"] is True
+    assert found["boot p95 read ms / NAS VM's"]["met"] is None  # no boot storm in this run
+    assert (
+        found["recompose read offload"]["met"] is True
+        and found["recompose write aggregation"]["met"] is False
+    )
+    # the whole provisioning is the copy and the clones' boot: the recompose is a second one
+    assert found["whole-provisioning write offload"]["measured"] == round(1100 / 450, 2)
+    assert found["whole-provisioning write offload"]["met"] is False
+    (line,) = report.recomposes({"arcvsa": {"phases": [{**ours[2], "client": {"copied_bytes": 1 << 30}}]}})
+    assert "1,024 MiB" in line and "read offload 1,400x (seed 004: 1360x)" in line and "13.9x" in line

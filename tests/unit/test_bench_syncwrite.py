@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from bench import metrics, report, syncwrite
+from bench import metrics, replay, report, syncwrite
 from bench.runner import Golden
 from bench.stack import ApplianceStack, Counters, WriteModel
 from bench.workload import load_workload
 
 
 def test_the_hosts_libnfs_is_the_one_whose_calls_the_writer_knows() -> None:
-    lib = syncwrite._libnfs()
+    lib = syncwrite.libnfs()
     assert lib._name.endswith(".so.13")  # libnfs 4: nfs_pwrite(nfs, fh, offset, count, buf)
     calls = ("nfs_mount", "nfs_open", "nfs_pwrite", "nfs_close", "nfs_destroy_context")
     assert all(hasattr(lib, call) for call in calls)  # each a symbol of the loaded library
@@ -66,8 +66,8 @@ def test_each_write_is_an_aligned_slice_of_the_golden_samples(tmp_path: Path) ->
 
 def test_latency_percentiles_are_nearest_rank_in_ms() -> None:
     ns = sorted(i * 1_000_000 for i in range(1, 101))  # 1..100 ms
-    assert syncwrite._percentile_ms(ns, 50) == 50.0 and syncwrite._percentile_ms(ns, 99) == 99.0
-    assert syncwrite._percentile_ms([], 95) is None
+    assert syncwrite.percentile_ms(ns, 50) == 50.0 and syncwrite.percentile_ms(ns, 99) == 99.0
+    assert syncwrite.percentile_ms([], 95) is None
 
 
 def test_a_phase_takes_the_sync_writers_figures_in_place_of_fios_writes() -> None:
@@ -152,3 +152,20 @@ def test_a_desktop_that_cannot_reach_its_server_says_so(tmp_path: Path) -> None:
     writers.start()
     result = writers.join()
     assert result["write_ios"] == 0 and result["errors"] and "mount" in result["errors"][0]
+
+
+def test_a_clone_that_cannot_reach_its_server_says_so(tmp_path: Path) -> None:
+    sample = tmp_path / "s.bin"
+    sample.write_bytes(bytes(range(256)) * 64)
+    plan = replay.Plan(
+        url="nfs://127.0.0.1/tank/vdi?nfsport=9&mountport=9",  # nothing listens on port 9 here
+        replica="replica.raw",
+        deltas=["delta-000.raw", "delta-001.raw"],
+        ops=[(0.0, "r", 0, 4096), (0.1, "w", 0, 4096)],
+        samples=[sample],
+    )
+    clones = replay.Clones(plan)
+    clones.start()
+    result = clones.join(timeout=120)
+    assert result["read_ios"] == result["write_ios"] == 0 and result["read_lat_ms"] == {}
+    assert len(result["errors"]) == 2 and all("mount" in e for e in result["errors"])

@@ -1,0 +1,111 @@
+"""Where a phase's CPU went inside an appliance VM, from the guest's own accounting, per client I/O.
+
+Under TCG a guest's absolute latencies say little about real hardware, but the CPU an I/O costs the
+guest (its kernel and its services, in the guest's own ticks) moves over with the code that spends it:
+a stack that spends half the CPU per I/O needs half the cores for the same desktops. A sample is
+/proc/stat's CPU lines and every process's /proc/PID/stat (comm, utime, stime), read in one SSH call;
+two samples give the busy seconds of the guest and of each component below. Processes that started
+and ended between the samples (the bench's own short commands, mostly) and time the kernel kept for
+no task fall into "other"; interrupts (network and disk completions) are /proc/stat's irq and softirq.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: how the guest's threads are told apart, by their comm: exact names, then prefixes
+COMPONENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "nfs server": (("nfsd", "ganesha.nfsd", "lockd", "rpc.mountd", "rpc.statd", "rpcbind"), ("nfsd",)),
+    "zfs": (
+        ("mmp",),
+        ("z_", "txg_", "zil_", "arc_", "l2arc_", "dbu_", "dbuf_", "spl_", "zthr", "dp_", "vdev_", "zvol"),
+    ),
+    "kernel workers": ((), ("kworker/", "kswapd", "jbd2/", "xfs")),
+    "appliance services": (("python3", "uvicorn", "nft"), ("arcvsa",)),
+    "measurement (ssh)": (("sshd", "sshd-session", "find", "cat", "zpool", "zfs"), ()),
+}
+#: softirq threads run the interrupts' deferred work: counted with the interrupts themselves
+SOFTIRQ_THREADS = "ksoftirqd/"
+#: /proc/stat's columns after the "cpu" label: user nice system idle iowait irq softirq steal
+IDLE, IOWAIT, IRQ, SOFTIRQ = 3, 4, 5, 6
+FIELDS = 8
+
+
+class CpuError(ValueError):
+    """A sample that is not /proc/stat and /proc/PID/stat as Linux writes them."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One moment's cumulative ticks: the guest's CPU columns, its CPU count and each process's time."""
+
+    hz: int
+    cpus: int
+    columns: tuple[int, ...]
+    tasks: dict[tuple[int, str], int] = field(default_factory=dict)  # (pid, comm) -> utime + stime
+
+
+def parse(text: str, hz: int = 100) -> Sample:
+    """/proc/stat's lines and /proc/PID/stat lines, in any order, as ``cat`` prints them."""
+    columns: tuple[int, ...] | None = None
+    cpus = 0
+    tasks: dict[tuple[int, str], int] = {}
+    for line in text.splitlines():
+        if line.startswith("cpu "):
+            if columns is not None:
+                raise CpuError("/proc/stat twice in one sample")
+            columns = tuple(int(v) for v in line.split()[1 : FIELDS + 1])
+        elif line.startswith("cpu") and line[3:4].isdigit():
+            cpus += 1
+        elif line[:1].isdigit():
+            pid, _, rest = line.partition(" (")
+            comm, _, after = rest.rpartition(") ")  # a comm may hold spaces and parentheses
+            values = after.split()
+            if not pid.isdigit() or len(values) < 13:
+                raise CpuError(f"not a /proc/PID/stat line: {line[:120]!r}")
+            tasks[(int(pid), comm)] = int(values[11]) + int(values[12])  # utime, stime (fields 14, 15)
+    if columns is None or len(columns) < FIELDS or not cpus:
+        raise CpuError("no /proc/stat cpu lines in the sample")
+    return Sample(hz=hz, cpus=cpus, columns=columns, tasks=tasks)
+
+
+def component(comm: str) -> str | None:
+    if comm.startswith(SOFTIRQ_THREADS):
+        return "interrupts"
+    for name, (exact, prefixes) in COMPONENTS.items():
+        if comm in exact or comm.startswith(prefixes):
+            return name
+    return None
+
+
+def used(before: Sample, after: Sample) -> dict[str, Any]:
+    """Busy seconds of the guest between two samples, split by component (seconds each, 'other' the
+    rest), and the share of its CPUs it kept busy."""
+    ticks = [a - b for a, b in zip(after.columns, before.columns, strict=True)]
+    total = sum(ticks)
+    busy = total - ticks[IDLE] - ticks[IOWAIT]
+    split = {name: 0 for name in (*COMPONENTS, "interrupts")}
+    split["interrupts"] = ticks[IRQ] + ticks[SOFTIRQ]
+    for key, spent in after.tasks.items():
+        name = component(key[1])
+        if name is not None:
+            split[name] += spent - before.tasks.get(key, 0)  # a task born in the window: all of it
+    split["other"] = max(0, busy - sum(split.values()))
+    return {
+        "busy_seconds": round(busy / after.hz, 2),
+        "busy_pct": round(100 * busy / total, 1) if total else None,
+        "cpus": after.cpus,
+        "components": {name: round(t / after.hz, 2) for name, t in split.items()},
+    }
+
+
+def per_io(before: Sample, after: Sample, client: dict[str, Any]) -> dict[str, Any]:
+    """The guest's CPU between two samples, per client I/O and per MiB moved (None without I/O)."""
+    figures = used(before, after)
+    ios = int(client.get("read_ios", 0)) + int(client.get("write_ios", 0))
+    mib = (int(client.get("read_bytes", 0)) + int(client.get("write_bytes", 0))) / (1 << 20)
+    busy_ms = figures["busy_seconds"] * 1000
+    figures["ms_per_io"] = round(busy_ms / ios, 3) if ios else None
+    figures["ms_per_mib"] = round(busy_ms / mib, 1) if mib else None
+    return figures
