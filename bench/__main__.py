@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bench import report, runner, toolchain
-from bench.stack import STACKS, Overrides
+from bench.stack import AB_STACK, STACKS, Overrides
 from bench.workload import ProfileError, load_san, load_workload
 from lab import tap
 
@@ -52,6 +52,16 @@ def main() -> None:
         help="a ZFS module parameter of arcvsa's over its tuning recommendation's (repeatable)",
     )
     parser.add_argument(
+        "--nfs-backend",
+        choices=("ganesha", "knfsd"),
+        help="arcvsa's NFS server (the appliance's nfs_backend property) over the OVF default",
+    )
+    parser.add_argument(
+        "--ab",
+        action="store_true",
+        help=f"run arcvsa as shipped and, right after it, {AB_STACK} with --set/--module/--nfs-backend",
+    )
+    parser.add_argument(
         "--network",
         choices=("tap", "user"),
         default="tap",
@@ -65,7 +75,13 @@ def main() -> None:
         if args.smoke:
             workloads = [w.small() for w in workloads]
         stacks = (args.stacks or (SMOKE_STACKS if args.smoke else ",".join(STACKS))).split(",")
-        unknown = set(stacks) - set(STACKS)
+        if args.ab:
+            if "arcvsa" not in stacks:
+                raise ProfileError("--ab compares arcvsa with arcvsa-b: include arcvsa in --stacks")
+            if not (args.set or args.module or args.nfs_backend):
+                raise ProfileError("--ab needs a setting to compare: --set, --module or --nfs-backend")
+            stacks.insert(stacks.index("arcvsa") + 1, AB_STACK)
+        unknown = set(stacks) - {*STACKS, AB_STACK}
         if unknown:
             raise ProfileError(f"unknown stacks {sorted(unknown)} (known: {', '.join(STACKS)})")
         sans = {w.san: load_san(w.san) for w in workloads}
@@ -77,6 +93,8 @@ def main() -> None:
         overrides = Overrides(
             properties=dict(item.split("=", 1) for item in args.set),
             module={name: int(value) for name, value in module},
+            nfs_backend=args.nfs_backend,
+            ab=args.ab,
         )
     except ProfileError as exc:
         raise SystemExit(f"bench: {exc}") from None

@@ -448,7 +448,7 @@ CHARTS = (
 )
 
 
-COLORS = ["#8c8c8c", "#0072a3", "#c28b00", "#6a3d9a"]
+COLORS = ["#8c8c8c", "#0072a3", "#c28b00", "#6a3d9a", "#2e8540"]
 SWEEP_CHARTS = (("IOPS", "client.iops"), ("MiB/s", "mib_s"), ("write p95 ms", "client.write_lat_ms.p95"))
 
 
@@ -500,7 +500,7 @@ def charts(results: dict[str, dict[str, Any]], path: Path) -> Path:
                     labels,
                     values,
                     marker="o",
-                    color=COLORS[n % 4],
+                    color=COLORS[n % len(COLORS)],
                     label=LABELS.get(stack, stack).split(" (")[0],
                 )
             ax.set_title(f"{workload} {phase}: {title}", fontsize=9)

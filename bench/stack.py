@@ -50,9 +50,12 @@ L2ARC_REBUILD_ENDS = (
     "l2_rebuild_cksum_lb_errors", "l2_rebuild_lowmem",
 )  # fmt: skip
 STACKS = ("bare-lun", "arcvsa", "zfs-defaults", "nas-xfs")
+# arcvsa once more in the same run, with the overrides (``--ab``): an A/B of one setting side by side
+AB_STACK = "arcvsa-b"
 LABELS = {
     "bare-lun": "bare LUN (VMFS-like)",
     "arcvsa": "arcvsa (tuned)",
+    AB_STACK: "arcvsa B (overrides)",
     "zfs-defaults": "OpenZFS defaults",
     "nas-xfs": "NAS VM (XFS + knfsd)",
 }
@@ -334,11 +337,14 @@ class ApplianceStack(Stack):
 
 @dataclass(frozen=True)
 class Overrides:
-    """Settings of arcvsa's stack over its profile's and its tuning recommendation's, to compare one
-    setting in one run (``--set recordsize=8K``, ``--module zfs_txg_timeout=15``)."""
+    """Settings of arcvsa's stack over its profile's, its tuning recommendation's and its OVF
+    defaults', to compare one setting in one run (``--set recordsize=8K``, ``--module
+    zfs_txg_timeout=15``, ``--nfs-backend knfsd``)."""
 
     properties: dict[str, str] = field(default_factory=dict)
     module: dict[str, int] = field(default_factory=dict)
+    nfs_backend: str | None = None
+    ab: bool = False  # arcvsa as shipped beside arcvsa-b with these settings
 
 
 class Arcvsa(ApplianceStack):
@@ -349,9 +355,12 @@ class Arcvsa(ApplianceStack):
     # in CPU.
     compression_codec = "zstd-1"
 
-    def __init__(self, *args: Any, overrides: Overrides | None = None) -> None:
+    def __init__(self, *args: Any, overrides: Overrides | None = None, name: str = "arcvsa") -> None:
         super().__init__(*args)
+        self.name = name
         self.overrides = overrides or Overrides()
+        if self.overrides.nfs_backend:
+            self.nfs_backend = self.overrides.nfs_backend  # the appliance's nfs_backend property
 
     def prepare(self) -> None:
         # force: the LUN still holds the stack before's data (the admin knowingly reuses it).
@@ -385,6 +394,11 @@ class Arcvsa(ApplianceStack):
                 k: dataset["properties"].get(k) for k in ("recordsize", "compression", "sync", "atime")
             },
             module_parameters=params,
+            overrides={
+                "properties": self.overrides.properties,
+                "module": self.overrides.module,
+                "nfs_backend": self.overrides.nfs_backend,
+            },
         )
 
 
@@ -501,8 +515,11 @@ def make_stack(
     }
     if name == "bare-lun":
         return Stack(san)
+    if name == AB_STACK:
+        return Arcvsa(san, image, key, directory / name, memory_mib, tap, overrides=overrides, name=name)
     if name not in kinds:
         raise StackError(f"no stack {name!r} (known: {', '.join(STACKS)})")
-    if name == "arcvsa":
-        return Arcvsa(san, image, key, directory / name, memory_mib, tap, overrides=overrides)
+    if name == "arcvsa":  # with --ab the overrides are B's, and A runs as the product ships
+        ab = overrides is not None and overrides.ab
+        return Arcvsa(san, image, key, directory / name, memory_mib, tap, overrides=None if ab else overrides)
     return kinds[name](san, image, key, directory / name, memory_mib, tap)

@@ -52,6 +52,9 @@ def test_bad_profiles_get_a_clear_error(tmp_path: Path) -> None:
         (["--module", "zfs_txg_timeout=fast"], "--module takes PARAMETER=INTEGER"),
         (["--module", "zfs_txg_timeout"], "--module takes PARAMETER=INTEGER"),
         (["--stacks", "arcvsa,vsan"], "unknown stacks"),
+        (["--ab", "--stacks", "bare-lun,nas-xfs", "--nfs-backend", "knfsd"], "include arcvsa"),
+        (["--ab"], "needs a setting to compare"),
+        (["--nfs-backend", "nfsv4-server"], ""),  # argparse's choices
     ],
 )
 def test_bad_overrides_are_refused_before_anything_starts(
@@ -398,3 +401,16 @@ def test_storms_are_judged_against_the_nas_vm_and_recompose_against_the_seed() -
     assert found["whole-provisioning write offload"]["met"] is False
     (line,) = report.recomposes({"arcvsa": {"phases": [{**ours[2], "client": {"copied_bytes": 1 << 30}}]}})
     assert "1,024 MiB" in line and "read offload 1,400x (seed 004: 1360x)" in line and "13.9x" in line
+
+
+def test_an_ab_run_has_arcvsa_as_shipped_and_arcvsa_b_with_the_overrides(tmp_path: Path) -> None:
+    san = San(tmp_path, [])
+    both = stacks.Overrides(properties={"compression": "lz4"}, nfs_backend="knfsd", ab=True)
+    args = (san, tmp_path / "img", tmp_path / "key", tmp_path, 4096, both)
+    a, b = stacks.make_stack("arcvsa", *args), stacks.make_stack(stacks.AB_STACK, *args)
+    assert isinstance(a, stacks.Arcvsa) and isinstance(b, stacks.Arcvsa)
+    assert (a.name, a.nfs_backend, a.overrides) == ("arcvsa", "ganesha", stacks.Overrides())
+    assert (b.name, b.nfs_backend, b.overrides) == ("arcvsa-b", "knfsd", both)
+    assert b.label == "arcvsa B (overrides)" and b.directory == tmp_path / "arcvsa-b"
+    alone = stacks.make_stack("arcvsa", *args[:5], stacks.Overrides(nfs_backend="knfsd"))
+    assert isinstance(alone, stacks.Arcvsa) and alone.nfs_backend == "knfsd"  # no --ab: arcvsa itself
