@@ -22,7 +22,8 @@ COMPONENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("z_", "txg_", "zil_", "arc_", "l2arc_", "dbu_", "dbuf_", "spl_", "zthr", "dp_", "vdev_", "zvol"),
     ),
     "kernel workers": ((), ("kworker/", "kswapd", "jbd2/", "xfs")),
-    "appliance services": (("python3", "uvicorn", "nft"), ("arcvsa",)),
+    # Debian's python3 runs as python3.N: the api, the metrics poller, the control service
+    "appliance services": (("uvicorn", "nft"), ("arcvsa", "python3")),
     "measurement (ssh)": (("sshd", "sshd-session", "find", "cat", "zpool", "zfs"), ()),
 }
 #: softirq threads run the interrupts' deferred work: counted with the interrupts themselves
@@ -30,6 +31,7 @@ SOFTIRQ_THREADS = "ksoftirqd/"
 #: /proc/stat's columns after the "cpu" label: user nice system idle iowait irq softirq steal
 IDLE, IOWAIT, IRQ, SOFTIRQ = 3, 4, 5, 6
 FIELDS = 8
+OTHERS_SHOWN = 3
 
 
 class CpuError(ValueError):
@@ -87,16 +89,23 @@ def used(before: Sample, after: Sample) -> dict[str, Any]:
     busy = total - ticks[IDLE] - ticks[IOWAIT]
     split = {name: 0 for name in (*COMPONENTS, "interrupts")}
     split["interrupts"] = ticks[IRQ] + ticks[SOFTIRQ]
+    unnamed: dict[str, int] = {}
     for key, spent in after.tasks.items():
         name = component(key[1])
+        took = spent - before.tasks.get(key, 0)  # a task born in the window: all of it
         if name is not None:
-            split[name] += spent - before.tasks.get(key, 0)  # a task born in the window: all of it
+            split[name] += took
+        elif took:
+            unnamed[key[1]] = unnamed.get(key[1], 0) + took
     split["other"] = max(0, busy - sum(split.values()))
+    top = sorted(unnamed.items(), key=lambda kv: -kv[1])[:OTHERS_SHOWN]
     return {
         "busy_seconds": round(busy / after.hz, 2),
         "busy_pct": round(100 * busy / total, 1) if total else None,
         "cpus": after.cpus,
         "components": {name: round(t / after.hz, 2) for name, t in split.items()},
+        # what "other" holds of the tasks that lived through the window, largest first
+        "other_tasks": {comm: round(t / after.hz, 2) for comm, t in top},
     }
 
 

@@ -221,6 +221,7 @@ def cpu_split(stacks: dict[str, Any]) -> list[str]:
                 f"  CPU of {LABELS.get(stack, stack)} {row['phase']}: {busy:,.1f} s busy"
                 f" ({used['busy_pct']} % of {used['cpus']} vCPUs), {fmt(used.get('ms_per_io'), '', 2)} ms per I/O,"
                 f" {fmt(used.get('ms_per_mib'), '')} ms per MiB: {shares}"
+                + (f" (other's largest: {others})" if (others := _others(used)) else "")
             )
     return lines
 
@@ -350,6 +351,10 @@ TARGETS: tuple[Check, ...] = (
         ">=",
     ),
 )
+
+
+def _others(used: dict[str, Any]) -> str:
+    return ", ".join(f"{comm} {t:g} s" for comm, t in used.get("other_tasks", {}).items())
 
 
 def _versus_nas(workload: str, phase: str, path: str) -> Callable[[dict[str, Any]], float | None]:

@@ -54,7 +54,7 @@ def test_threads_are_told_apart_by_their_names() -> None:
     assert cpu.component("ksoftirqd/1") == "interrupts"
     assert cpu.component("kworker/u4:2-events_unbound") == "kernel workers"
     assert cpu.component("sshd") == "measurement (ssh)"
-    assert cpu.component("python3") == "appliance services"
+    assert cpu.component("python3.13") == cpu.component("arcvsa-control") == "appliance services"
     assert cpu.component("systemd") is None and cpu.component("znfsd") is None
 
 
@@ -83,6 +83,7 @@ def test_busy_time_is_split_by_component_and_divided_by_the_clients_io() -> None
     assert parts["nfs server"] == 2.0 and parts["zfs"] == 0.3 and parts["kernel workers"] == 0.2
     assert parts["interrupts"] == 0.5  # irq + softirq
     assert parts["other"] == 4.5 - 2.0 - 0.3 - 0.2 - 0.5
+    assert used["other_tasks"] == {"systemd": 0.1}  # of "other", the tasks that lived in the window
     assert used["ms_per_io"] == 5.0 and used["ms_per_mib"] == 1500.0
     idle = cpu.per_io(before, after, {"read_ios": 0, "write_ios": 0})
     assert idle["ms_per_io"] is None and idle["ms_per_mib"] is None
@@ -92,13 +93,16 @@ def test_the_table_gives_cpu_per_io_and_where_it_went() -> None:
     from bench import report
 
     used = {"busy_seconds": 80.0, "busy_pct": 80.0, "cpus": 2, "ms_per_io": 1.26, "ms_per_mib": 95.0,
-            "components": {"nfs server": 52.0, "zfs": 12.0, "interrupts": 8.0, "other": 8.0, "zfs-idle": 0}}  # fmt: skip
+            "components": {"nfs server": 52.0, "zfs": 12.0, "interrupts": 8.0, "other": 8.0, "zfs-idle": 0},
+            "other_tasks": {"systemd-journal": 1.5, "chronyd": 0.25}}  # fmt: skip
     row = {"phase": "clone-boot", "kind": "trace", "cpu": used, "client": {"iops": 1400.0}}
     (line,) = report.cpu_split({"arcvsa": {"phases": [row, {"phase": "copy", "kind": "copy"}]}})
     assert line.startswith(
         "  CPU of arcvsa (tuned) clone-boot: 80.0 s busy (80.0 % of 2 vCPUs), 1.26 ms per I/O"
     )
-    assert line.endswith("nfs server 65 %, zfs 15 %, interrupts 10 %, other 10 %")  # largest first, none at 0
+    assert line.endswith(  # largest first, none at 0
+        "nfs server 65 %, zfs 15 %, interrupts 10 %, other 10 % (other's largest: systemd-journal 1.5 s, chronyd 0.25 s)"
+    )
     table = report.table({"provisioning-storm": {"arcvsa": {"desktops": 24, "san": {"name": "raid5-9"},
                                                             "phases": [row]}}})  # fmt: skip
     head, values = table.splitlines()[2:4]
