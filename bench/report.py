@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,17 +124,23 @@ def table(results: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def each_row(stacks: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every phase's row of a workload, with its stack's label."""
+    for stack, result in stacks.items():
+        for row in result["phases"]:
+            yield LABELS.get(stack, stack), row
+
+
 def host_stalls(stacks: dict[str, Any]) -> list[str]:
     """The timed phases that ran on a slow host disk or a robbed CPU (bench.host.stalled)."""
     lines = []
-    for stack, result in stacks.items():
-        for row in result["phases"]:
-            parts = host.stalled(row)
-            if parts:
-                lines.append(
-                    f"  the host was slow during {LABELS.get(stack, stack)} {row['phase']}: {', '.join(parts)}"
-                    " (the phase's figures are partly the host's)"
-                )
+    for label, row in each_row(stacks):
+        parts = host.stalled(row)
+        if parts:
+            lines.append(
+                f"  the host was slow during {label} {row['phase']}: {', '.join(parts)}"
+                " (the phase's figures are partly the host's)"
+            )
     return lines
 
 
@@ -192,109 +198,100 @@ def whole_writes(stacks: dict[str, Any]) -> list[str]:
 def recomposes(stacks: dict[str, Any]) -> list[str]:
     """A recompose's figures beside seed 004's (Nexenta lab: 1360x read offload, 14x aggregation)."""
     lines = []
-    for stack, result in stacks.items():
-        for row in result["phases"]:
-            if row["kind"] != "recompose" or "error" in row:
-                continue
-            copied = pick(row, "client.copied_bytes") or 0
-            lines.append(
-                f"  {LABELS.get(stack, stack)} recompose: the new replica ({copied / (1 << 20):,.0f} MiB) and"
-                f" every clone's boot from it in one window: read offload {fmt(row.get('read_offload'), 'x')}"
-                " (seed 004: 1360x), write aggregation of the clones' writes"
-                f" {fmt(row.get('write_aggregation'), 'x')} (seed 004: 14x)"
-            )
+    for label, row in each_row(stacks):
+        if row["kind"] != "recompose" or "error" in row:
+            continue
+        copied = pick(row, "client.copied_bytes") or 0
+        lines.append(
+            f"  {label} recompose: the new replica ({copied / (1 << 20):,.0f} MiB) and"
+            f" every clone's boot from it in one window: read offload {fmt(row.get('read_offload'), 'x')}"
+            " (seed 004: 1360x), write aggregation of the clones' writes"
+            f" {fmt(row.get('write_aggregation'), 'x')} (seed 004: 14x)"
+        )
     return lines
 
 
 def cpu_split(stacks: dict[str, Any]) -> list[str]:
     """Where each appliance phase's guest CPU went (bench.cpu), as shares of its busy time."""
     lines = []
-    for stack, result in stacks.items():
-        for row in result["phases"]:
-            used = row.get("cpu")
-            if not used or not used.get("busy_seconds"):
-                continue
-            busy = used["busy_seconds"]
-            parts = sorted(used["components"].items(), key=lambda kv: -kv[1])
-            shares = ", ".join(f"{name} {100 * t / busy:.0f} %" for name, t in parts if t)
-            lines.append(
-                f"  CPU of {LABELS.get(stack, stack)} {row['phase']}: {busy:,.1f} s busy"
-                f" ({used['busy_pct']} % of {used['cpus']} vCPUs), {fmt(used.get('ms_per_io'), '', 2)} ms per I/O,"
-                f" {fmt(used.get('ms_per_mib'), '')} ms per MiB: {shares}"
-                + (f" (other's largest: {others})" if (others := _others(used)) else "")
-            )
+    for label, row in each_row(stacks):
+        used = row.get("cpu")
+        if not used or not used.get("busy_seconds"):
+            continue
+        busy = used["busy_seconds"]
+        parts = sorted(used["components"].items(), key=lambda kv: -kv[1])
+        shares = ", ".join(f"{name} {100 * t / busy:.0f} %" for name, t in parts if t)
+        lines.append(
+            f"  CPU of {label} {row['phase']}: {busy:,.1f} s busy"
+            f" ({used['busy_pct']} % of {used['cpus']} vCPUs), {fmt(used.get('ms_per_io'), '', 2)} ms per I/O,"
+            f" {fmt(used.get('ms_per_mib'), '')} ms per MiB: {shares}"
+            + (f" (other's largest: {others})" if (others := _others(used)) else "")
+        )
     return lines
 
 
 def write_bounds(stacks: dict[str, Any]) -> list[str]:
     """What a copy-on-write pool must write at best for the phase's FILE_SYNC writes, and what it did."""
     lines = []
-    for stack, result in stacks.items():
-        for row in result["phases"]:
-            if row.get("write_bound") is None:
-                continue
-            model, mib = row["write_model"], 1 << 20
-            txgs = (
-                f"{model['txgs']} txgs as the pool opened them"
-                if "txgs" in model
-                else f"{model['txg_seconds']:g} s txgs"
-            )
-            lines.append(
-                f"  {LABELS.get(stack, stack)} {row['phase']}: {model['record_bytes'] // 1024}K records,"
-                f" {txgs}: the writes dirtied {row['dirtied_bytes'] / mib:.1f} MiB"
-                f" of records, {row['san']['write_bytes'] / mib:.1f} MiB reached the LUN"
-                f" (write offload {row['write_offload']}x of a {row['write_bound']}x bound)"
-            )
+    for label, row in each_row(stacks):
+        if row.get("write_bound") is None:
+            continue
+        model, mib = row["write_model"], 1 << 20
+        txgs = (
+            f"{model['txgs']} txgs as the pool opened them"
+            if "txgs" in model
+            else f"{model['txg_seconds']:g} s txgs"
+        )
+        lines.append(
+            f"  {label} {row['phase']}: {model['record_bytes'] // 1024}K records,"
+            f" {txgs}: the writes dirtied {row['dirtied_bytes'] / mib:.1f} MiB"
+            f" of records, {row['san']['write_bytes'] / mib:.1f} MiB reached the LUN"
+            f" (write offload {row['write_offload']}x of a {row['write_bound']}x bound)"
+        )
     return lines
 
 
 def lun_writes(stacks: dict[str, Any]) -> list[str]:
     """What the aggregation figure is made of: the pool's writes to the LUN by size (bench.iostat)."""
     lines = []
-    for stack, result in stacks.items():
-        for row in result["phases"]:
-            sizes = row.get("lun_write_sizes")
-            if not sizes or row.get("write_aggregation") is None:
-                continue
-            total = sum(sum(pair) for pair in sizes.values())
-            share = {band: 0 for band in SIZE_BANDS}
-            for bucket, pair in sizes.items():
-                band = next(b for b, top in SIZE_BANDS.items() if int(bucket) < top)
-                share[band] += sum(pair)
-            merged = sum(pair[1] for pair in sizes.values())
-            bands = ", ".join(f"{100 * n / total:.0f} % {band}" for band, n in share.items())
-            lines.append(
-                f"  {LABELS.get(stack, stack)} {row['phase']}: the pool's {total:,} writes to the LUN"
-                f" (zpool iostat -r): {bands}; {100 * merged / total:.0f} % merged from adjacent blocks"
-            )
+    for label, row in each_row(stacks):
+        sizes = row.get("lun_write_sizes")
+        if not sizes or row.get("write_aggregation") is None:
+            continue
+        total = sum(sum(pair) for pair in sizes.values())
+        share = {band: 0 for band in SIZE_BANDS}
+        for bucket, pair in sizes.items():
+            band = next(b for b, top in SIZE_BANDS.items() if int(bucket) < top)
+            share[band] += sum(pair)
+        merged = sum(pair[1] for pair in sizes.values())
+        bands = ", ".join(f"{100 * n / total:.0f} % {band}" for band, n in share.items())
+        lines.append(
+            f"  {label} {row['phase']}: the pool's {total:,} writes to the LUN"
+            f" (zpool iostat -r): {bands}; {100 * merged / total:.0f} % merged from adjacent blocks"
+        )
     return lines
 
 
 def density(stacks: dict[str, Any]) -> list[str]:
     """The built-in calibration's desktops supported, where a workload ran it."""
     lines = []
-    for stack, result in stacks.items():
-        for row in result["phases"]:
-            if row["kind"] != "calibrate" or "skipped" in row:
-                continue
-            for label in ("bare", "dataset"):
-                if label in row:
-                    found = row[label]
-                    where = (
-                        "free LUN of the array (bare)"
-                        if label == "bare"
-                        else f"{LABELS.get(stack, stack)} dataset"
-                    )
-                    lines.append(
-                        f"  desktops supported at p95 <= {row['threshold_ms']:g} ms: {found['desktops_supported']} on {where}"
-                        f" ({found['stop_reason']})"
-                    )
-            if row.get("density_floor"):
+    for stack, row in each_row(stacks):
+        if row["kind"] != "calibrate" or "skipped" in row:
+            continue
+        for label in ("bare", "dataset"):
+            if label in row:
+                found = row[label]
+                where = "free LUN of the array (bare)" if label == "bare" else f"{stack} dataset"
                 lines.append(
-                    f"  density through arcvsa / bare LUN: >={row['density_ratio']}x (the bare LUN served none)"
+                    f"  desktops supported at p95 <= {row['threshold_ms']:g} ms: {found['desktops_supported']} on {where}"
+                    f" ({found['stop_reason']})"
                 )
-            elif row.get("density_ratio") is not None:
-                lines.append(f"  density through arcvsa / bare LUN: {row['density_ratio']}x")
+        if row.get("density_floor"):
+            lines.append(
+                f"  density through arcvsa / bare LUN: >={row['density_ratio']}x (the bare LUN served none)"
+            )
+        elif row.get("density_ratio") is not None:
+            lines.append(f"  density through arcvsa / bare LUN: {row['density_ratio']}x")
     return lines
 
 

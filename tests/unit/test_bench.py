@@ -414,3 +414,15 @@ def test_an_ab_run_has_arcvsa_as_shipped_and_arcvsa_b_with_the_overrides(tmp_pat
     assert b.label == "arcvsa B (overrides)" and b.directory == tmp_path / "arcvsa-b"
     alone = stacks.make_stack("arcvsa", *args[:5], stacks.Overrides(nfs_backend="knfsd"))
     assert isinstance(alone, stacks.Arcvsa) and alone.nfs_backend == "knfsd"  # no --ab: arcvsa itself
+
+
+def test_density_lines_name_where_each_count_was_measured() -> None:
+    found = {"desktops_supported": 9, "stop_reason": "p95 over 20 ms"}
+    row = {"phase": "density", "kind": "calibrate", "threshold_ms": 20.0, "bare": found,
+           "dataset": {**found, "desktops_supported": 49}, "density_ratio": 5.44}  # fmt: skip
+    lines = report.density({"arcvsa": {"phases": [row, {"phase": "x", "kind": "calibrate", "skipped": "-"}]}})
+    assert lines == [
+        "  desktops supported at p95 <= 20 ms: 9 on free LUN of the array (bare) (p95 over 20 ms)",
+        "  desktops supported at p95 <= 20 ms: 49 on arcvsa (tuned) dataset (p95 over 20 ms)",
+        "  density through arcvsa / bare LUN: 5.44x",
+    ]
