@@ -3,10 +3,15 @@
 Under TCG a guest's absolute latencies say little about real hardware, but the CPU an I/O costs the
 guest (its kernel and its services, in the guest's own ticks) moves over with the code that spends it:
 a stack that spends half the CPU per I/O needs half the cores for the same desktops. A sample is
-/proc/stat's CPU lines and every process's /proc/PID/stat (comm, utime, stime), read in one SSH call;
-two samples give the busy seconds of the guest and of each component below. Processes that started
-and ended between the samples (the bench's own short commands, mostly) and time the kernel kept for
-no task fall into "other"; interrupts (network and disk completions) are /proc/stat's irq and softirq.
+/proc/uptime, /proc/stat's CPU lines and every process's /proc/PID/stat (comm, utime, stime), read in
+one SSH call; two samples give the busy seconds of the guest and of each component below.
+
+Busy time is the guest's elapsed time on every CPU less its idle and iowait time: those two columns are
+measured at each idle entry and exit, where /proc/stat's user and system columns are sampled at timer
+ticks, and a guest under TCG loses ticks when the host is busy, so those columns undercount. A task's
+utime plus stime is its measured run time too. Processes that started
+and ended between the samples (the bench's own short commands, mostly) and time the kernel kept for no
+task fall into "other"; interrupts (network and disk completions) are /proc/stat's irq and softirq.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ COMPONENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "kernel workers": ((), ("kworker/", "kswapd", "jbd2/", "xfs")),
     # Debian's python3 runs as python3.N: the api, the metrics poller, the control service
-    "appliance services": (("uvicorn", "nft"), ("arcvsa", "python3")),
+    "appliance services": (("uvicorn", "nft"), ("arcvsa", "python")),
     "measurement (ssh)": (("sshd", "sshd-session", "find", "cat", "zpool", "zfs"), ()),
 }
 #: softirq threads run the interrupts' deferred work: counted with the interrupts themselves
@@ -44,17 +49,21 @@ class Sample:
 
     hz: int
     cpus: int
+    uptime: float  # the guest's seconds since boot
     columns: tuple[int, ...]
     tasks: dict[tuple[int, str], int] = field(default_factory=dict)  # (pid, comm) -> utime + stime
 
 
 def parse(text: str, hz: int = 100) -> Sample:
-    """/proc/stat's lines and /proc/PID/stat lines, in any order, as ``cat`` prints them."""
+    """/proc/uptime's line, /proc/stat's and /proc/PID/stat lines, in any order, as ``cat`` prints them."""
     columns: tuple[int, ...] | None = None
+    uptime: float | None = None
     cpus = 0
     tasks: dict[tuple[int, str], int] = {}
     for line in text.splitlines():
-        if line.startswith("cpu "):
+        if "(" not in line and len(line.split()) == 2 and line[:1].isdigit():  # /proc/uptime
+            uptime = float(line.split()[0])
+        elif line.startswith("cpu "):
             if columns is not None:
                 raise CpuError("/proc/stat twice in one sample")
             columns = tuple(int(v) for v in line.split()[1 : FIELDS + 1])
@@ -69,7 +78,9 @@ def parse(text: str, hz: int = 100) -> Sample:
             tasks[(int(pid), comm)] = int(values[11]) + int(values[12])  # utime, stime (fields 14, 15)
     if columns is None or len(columns) < FIELDS or not cpus:
         raise CpuError("no /proc/stat cpu lines in the sample")
-    return Sample(hz=hz, cpus=cpus, columns=columns, tasks=tasks)
+    if uptime is None:
+        raise CpuError("no /proc/uptime line in the sample")
+    return Sample(hz=hz, cpus=cpus, uptime=uptime, columns=columns, tasks=tasks)
 
 
 def component(comm: str) -> str | None:
@@ -85,8 +96,8 @@ def used(before: Sample, after: Sample) -> dict[str, Any]:
     """Busy seconds of the guest between two samples, split by component (seconds each, 'other' the
     rest), and the share of its CPUs it kept busy."""
     ticks = [a - b for a, b in zip(after.columns, before.columns, strict=True)]
-    total = sum(ticks)
-    busy = total - ticks[IDLE] - ticks[IOWAIT]
+    total = round((after.uptime - before.uptime) * after.cpus * after.hz)
+    busy = min(total, max(0, total - ticks[IDLE] - ticks[IOWAIT]))
     split = {name: 0 for name in (*COMPONENTS, "interrupts")}
     split["interrupts"] = ticks[IRQ] + ticks[SOFTIRQ]
     unnamed: dict[str, int] = {}

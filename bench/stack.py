@@ -30,10 +30,10 @@ from lab.san import San
 from lab.tap import TapLink
 from process import ProcessError, run
 
-# every process's stat file and /proc/stat, in one call (find expands the pattern, no shell)
+# /proc/uptime, /proc/stat and every process's stat file, in one call (find expands the pattern, no shell)
 CPU_SAMPLE = [
     "find", "/proc", "-maxdepth", "2", "-type", "f",
-    "(", "-path", "/proc/stat", "-o", "-path", "/proc/[0-9]*/stat", ")",
+    "(", "-path", "/proc/uptime", "-o", "-path", "/proc/stat", "-o", "-path", "/proc/[0-9]*/stat", ")",
     "-exec", "cat", "{}", "+",
 ]  # fmt: skip
 

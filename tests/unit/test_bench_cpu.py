@@ -8,10 +8,13 @@ import pytest
 from bench import cpu
 
 
-def _stat(user: int, system: int, idle: int, iowait: int = 0, irq: int = 0, softirq: int = 0) -> str:
+def _stat(
+    user: int, system: int, idle: int, iowait: int = 0, irq: int = 0, softirq: int = 0, uptime: float = 100.0
+) -> str:
     total = f"cpu  {user} 0 {system} {idle} {iowait} {irq} {softirq} 0 0 0"
     return "\n".join(
         [
+            f"{uptime:.2f} {idle / 100:.2f}",
             total,
             f"cpu0 {user // 2} 0 {system // 2} {idle // 2} 0 0 0 0 0 0",
             f"cpu1 {user - user // 2} 0 {system - system // 2} {idle - idle // 2} 0 0 0 0 0 0",
@@ -30,7 +33,7 @@ def _task(pid: int, comm: str, utime: int, stime: int) -> str:
 def test_a_sample_reads_the_cpu_columns_and_every_tasks_time() -> None:
     text = "\n".join([_task(7, "nfsd", 10, 30), _stat(100, 50, 850), _task(9, "tmux: server (x)", 1, 2)])
     sample = cpu.parse(text)
-    assert sample.cpus == 2 and sample.columns[:4] == (100, 0, 50, 850)
+    assert sample.cpus == 2 and sample.columns[:4] == (100, 0, 50, 850) and sample.uptime == 100.0
     assert sample.tasks == {(7, "nfsd"): 40, (9, "tmux: server (x)"): 3}  # a comm with spaces and parens
 
 
@@ -38,6 +41,7 @@ def test_a_sample_reads_the_cpu_columns_and_every_tasks_time() -> None:
     "text, reason",
     [
         ("", "no /proc/stat cpu lines"),
+        (_stat(1, 1, 1).split("\n", 1)[1], "no /proc/uptime line"),
         (_task(1, "init", 1, 1), "no /proc/stat cpu lines"),
         (_stat(1, 1, 1) + "\n" + _stat(1, 1, 1), "twice"),
         (_stat(1, 1, 1) + "\n12 (short) S 1 2", "not a /proc/PID/stat line"),
@@ -54,7 +58,8 @@ def test_threads_are_told_apart_by_their_names() -> None:
     assert cpu.component("ksoftirqd/1") == "interrupts"
     assert cpu.component("kworker/u4:2-events_unbound") == "kernel workers"
     assert cpu.component("sshd") == "measurement (ssh)"
-    assert cpu.component("python3.13") == cpu.component("arcvsa-control") == "appliance services"
+    assert cpu.component("python3.13") == cpu.component("python") == cpu.component("arcvsa-control")
+    assert cpu.component("uvicorn") == "appliance services"
     assert cpu.component("systemd") is None and cpu.component("znfsd") is None
 
 
@@ -65,7 +70,9 @@ def test_busy_time_is_split_by_component_and_divided_by_the_clients_io() -> None
     after = cpu.parse(
         "\n".join(
             [
-                _stat(1100, 800, 8500, iowait=100, irq=10, softirq=40),  # 450 busy ticks of 1050
+                # 5.5 s on 2 CPUs: 1100 ticks, 500 idle and 100 iowait: 500 busy (the tick-sampled
+                # user, system, irq and softirq columns say 450: busy is not taken from them)
+                _stat(1100, 800, 8500, iowait=100, irq=10, softirq=40, uptime=105.5),
                 _task(7, "nfsd", 120, 380),  # +200
                 _task(8, "txg_sync", 0, 80),  # +30
                 _task(31, "kworker/0:1", 0, 20),  # born in the window: all 20
@@ -77,14 +84,14 @@ def test_busy_time_is_split_by_component_and_divided_by_the_clients_io() -> None
         before, after, {"read_ios": 600, "write_ios": 300, "read_bytes": 2 << 20, "write_bytes": 1 << 20}
     )
     assert (
-        used["busy_seconds"] == 4.5 and used["busy_pct"] == round(100 * 450 / 1050, 1) and used["cpus"] == 2
+        used["busy_seconds"] == 5.0 and used["busy_pct"] == round(100 * 500 / 1100, 1) and used["cpus"] == 2
     )
     parts = used["components"]
     assert parts["nfs server"] == 2.0 and parts["zfs"] == 0.3 and parts["kernel workers"] == 0.2
     assert parts["interrupts"] == 0.5  # irq + softirq
-    assert parts["other"] == 4.5 - 2.0 - 0.3 - 0.2 - 0.5
+    assert parts["other"] == 2.0  # 5.0 - 2.0 - 0.3 - 0.2 - 0.5
     assert used["other_tasks"] == {"systemd": 0.1}  # of "other", the tasks that lived in the window
-    assert used["ms_per_io"] == 5.0 and used["ms_per_mib"] == 1500.0
+    assert used["ms_per_io"] == round(5000 / 900, 3) and used["ms_per_mib"] == round(5000 / 3, 1)
     idle = cpu.per_io(before, after, {"read_ios": 0, "write_ios": 0})
     assert idle["ms_per_io"] is None and idle["ms_per_mib"] is None
 
