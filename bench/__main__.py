@@ -12,6 +12,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from appliance.control.nfs.backends import Backend
 from bench import report, runner, toolchain
 from bench.stack import AB_STACK, STACKS, Overrides
 from bench.workload import ProfileError, load_san, load_workload
@@ -53,7 +54,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--nfs-backend",
-        choices=("ganesha", "knfsd"),
+        choices=[backend.value for backend in Backend],
         help="arcvsa's NFS server (the appliance's nfs_backend property) over the OVF default",
     )
     parser.add_argument(

@@ -16,7 +16,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
-from bench import iostat
+from bench import cpu, iostat
 from bench.stack import ApplianceStack, Counters, Stack, WriteModel
 from bench.workload import Phase
 
@@ -170,6 +170,8 @@ def phase(
         out["lun_write_sizes"] = {str(bucket): list(pair) for bucket, pair in sorted(issued.items())}
     if after.ssd:
         out["ssd"] = {name: delta(after.ssd[name], before.ssd.get(name, {})) for name in after.ssd}
+    if before.cpu and after.cpu:
+        out["cpu"] = cpu.per_io(before.cpu, after.cpu, seen)
     return out
 
 

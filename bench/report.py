@@ -174,11 +174,16 @@ def whole(result: dict[str, Any]) -> float | None:
     """The write offload over a workload's measured phases together, a recompose apart (it is a second
     provisioning): seed 004 measured its 2.5x and 2.1x over a whole provisioning, the replica's copy
     and the clones' writes in one window, where the table gives each phase its own."""
-    rows = [r for r in result["phases"] if "san" in r and "error" not in r and r["kind"] != "recompose"]
+    rows = _provisioning(result)
     writes = [w for r in rows if (w := pick(r, "client.write_bytes"))]
     if len(writes) < 2:
         return None
     return offload(sum(writes), sum(pick(r, "san.write_bytes") or 0 for r in rows))
+
+
+def _provisioning(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The measured rows :func:`whole` sums: every phase that ran, a recompose apart."""
+    return [r for r in result["phases"] if "san" in r and "error" not in r and r["kind"] != "recompose"]
 
 
 def whole_writes(stacks: dict[str, Any]) -> list[str]:
@@ -188,7 +193,7 @@ def whole_writes(stacks: dict[str, Any]) -> list[str]:
         value = whole(result)
         if value is None:
             continue
-        floor = not sum(pick(r, "san.write_bytes") or 0 for r in result["phases"] if r["kind"] != "recompose")
+        floor = not sum(pick(r, "san.write_bytes") or 0 for r in _provisioning(result))
         found.append(f"{LABELS.get(stack, stack)} {'>=' if floor else ''}{value}x")
     if not found:
         return []

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import cpu, golden, host, job, metrics, replay, syncwrite, trace
+from bench import golden, host, job, metrics, replay, syncwrite, trace
 from bench.stack import (
     CALIBRATION_LUN,
     DATA_LUN,
@@ -272,13 +272,10 @@ class Run:
         after = closing(stack)
         compression = stack.compression()
         model = stack.write_model(writes["began"]) if writes is not None else None
-        row = metrics.phase(
+        return metrics.phase(
             phase, stack, before, after, fio_out, self.gold,
             compression=compression, writes=writes, model=model, clones=clones, middle=middle,
         )  # fmt: skip
-        if before.cpu and after.cpu:
-            row["cpu"] = cpu.per_io(before.cpu, after.cpu, row["client"])
-        return row
 
     def boot(
         self, stack: Stack, work: Workload, phase: Phase, target: job.Target, replica: str, prefix: str

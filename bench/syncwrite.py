@@ -116,7 +116,6 @@ def libnfs() -> ctypes.CDLL:
     lib.nfs_parse_url_dir.restype, lib.nfs_parse_url_dir.argtypes = ctypes.POINTER(_Url), [vp, cp]
     lib.nfs_set_timeout.argtypes = [vp, ctypes.c_int]
     lib.nfs_mount.argtypes = [vp, cp, cp]
-    lib.nfs_open.argtypes = [vp, cp, ctypes.c_int, ctypes.POINTER(vp)]
     lib.nfs_open2.argtypes = [vp, cp, ctypes.c_int, ctypes.c_int, ctypes.POINTER(vp)]
     lib.nfs_close.argtypes = [vp, vp]
     lib.nfs_destroy_url.argtypes = [ctypes.POINTER(_Url)]
@@ -137,12 +136,16 @@ class Mount:
         self.url = None
         if not self.nfs:
             raise SyncWriteError("nfs_init_context failed")
-        lib.nfs_set_timeout(self.nfs, 60000)
-        self.url = lib.nfs_parse_url_dir(self.nfs, url.encode())
-        if not self.url:
-            raise SyncWriteError(f"bad url {url}: {self.error()}")
-        if lib.nfs_mount(self.nfs, self.url.contents.server, self.url.contents.path) != 0:
-            raise SyncWriteError(f"mount {url}: {self.error()}")
+        try:
+            lib.nfs_set_timeout(self.nfs, 60000)
+            self.url = lib.nfs_parse_url_dir(self.nfs, url.encode())
+            if not self.url:
+                raise SyncWriteError(f"bad url {url}: {self.error()}")
+            if lib.nfs_mount(self.nfs, self.url.contents.server, self.url.contents.path) != 0:
+                raise SyncWriteError(f"mount {url}: {self.error()}")
+        except SyncWriteError:
+            self.close()  # the caller never gets this object to close
+            raise
 
     def open(self, name: str, flags: int) -> ctypes.c_void_p:
         """A file of the export (O_CREAT makes it, mode 0644); O_SYNC makes every WRITE FILE_SYNC."""
