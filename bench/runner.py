@@ -29,7 +29,7 @@ from bench.stack import (
     StackError,
     make_stack,
 )
-from bench.toolchain import FioError, Toolchain, ToolchainError
+from bench.toolchain import FioError, FioTimeout, Toolchain, ToolchainError
 from bench.workload import Phase, SanProfile, Workload, load_san
 from lab.appliance_api import ApiError
 from lab.qmp import Qmp, QmpError
@@ -50,6 +50,8 @@ FAULTS = (
 )
 REPO = Path(__file__).resolve().parent.parent
 BUILD = REPO / "build" / "bench"
+#: beyond a sweep point's run time, for its clients' mounts and ramp under emulated CPUs
+SWEEP_GRACE_SECONDS = 120
 TRACE_DELTA = 64 << 20  # a clone's delta during its boot: the trace's writes folded into 64 MiB
 
 
@@ -340,16 +342,30 @@ class Run:
         points = []
         for point in job.sweep_points(phase):
             clients, size, depth = point
-            before = opening(stack)
             text = job.sweep_point(target, phase, point, base, self.gold.samples)
-            fio_out = self.fio(f"{name}-{clients}x{size}-qd{depth}", text, phase.seconds + 600)
+            label = f"{name}-{clients}x{size}-qd{depth}"
+            retried: list[str] = []
+            while True:
+                before = opening(stack)  # again on a retry: the hung try's I/O is not the point's
+                try:
+                    fio_out = self.fio(label, text, phase.seconds + SWEEP_GRACE_SECONDS)
+                    break
+                except FioTimeout as exc:
+                    # A client whose NFS server never answered it (seen as a MOUNT left without a
+                    # reply): the point is run again once rather than its whole phase lost, and the
+                    # retry is kept in the point so a run shows how often it happened.
+                    if retried:
+                        raise
+                    retried.append(str(exc).splitlines()[0])
+                    print(f"bench: {label}: {retried[0]}; running the point again", flush=True)
             row = metrics.phase(phase, stack, before, closing(stack), fio_out, self.gold, compression=None)
             seen = row["client"]
             mib_s = (seen["read_bytes"] + seen["write_bytes"]) / (1 << 20) / seen["seconds"]
-            keep = ("client", "san", "san_iops", "read_offload", "write_offload", "arc_hit_pct")
+            keep = ("client", "san", "san_iops", "read_offload", "write_offload", "arc_hit_pct", "cpu")
             points.append(
                 {"clients": clients, "bs": size, "iodepth": depth, "mib_s": round(mib_s, 1)}
                 | {k: row[k] for k in keep if k in row}
+                | ({"retried": retried[0]} if retried else {})
             )
         return {"phase": phase.name, "kind": "sweep", "rw": phase.rw, "points": points}
 

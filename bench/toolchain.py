@@ -51,6 +51,10 @@ class FioError(RuntimeError):
         self.stderr = stderr
 
 
+class FioTimeout(FioError):
+    """fio did not end within its timeout (it was killed)."""
+
+
 def mmdebstrap_argv(source_line: str, target: Path) -> list[str]:
     """The bootstrap command; everything but ``target`` is part of the cache key."""
     return [
@@ -128,7 +132,7 @@ class Toolchain:
         except ProcessAborted as err:
             raise FioError(f"fio {jobfile} was aborted", err.stderr) from None
         except ProcessTimeout as err:
-            raise FioError(f"fio {jobfile} timed out after {timeout:.0f} s", err.stderr) from None
+            raise FioTimeout(f"fio {jobfile} timed out after {timeout:.0f} s", err.stderr) from None
         stdout, stderr = done.stdout, done.stderr
         if done.exit_code != 0:
             raise FioError(f"fio {jobfile} exited {done.exit_code}", stderr + stdout[-2000:])

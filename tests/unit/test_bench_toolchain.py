@@ -240,8 +240,9 @@ def test_run_fio_returns_fios_json_and_stops_when_aborted(tmp_path: Path) -> Non
     abort = threading.Event()
     threading.Timer(0.5, abort.set).start()
     started = time.monotonic()
-    with pytest.raises(toolchain.FioError, match=r"(?s)was aborted.*started"):
+    with pytest.raises(toolchain.FioError, match=r"(?s)was aborted.*started") as aborted:
         sleeper.run_fio(tmp_path / "j.fio", timeout=60, abort=abort)
     assert time.monotonic() - started < 10
-    with pytest.raises(toolchain.FioError, match="timed out after 1 s"):
+    assert not isinstance(aborted.value, toolchain.FioTimeout)  # a dead target is not retried
+    with pytest.raises(toolchain.FioTimeout, match="timed out after 1 s"):
         sleeper.run_fio(tmp_path / "j.fio", timeout=1)
