@@ -350,10 +350,6 @@ class Overrides:
 class Arcvsa(ApplianceStack):
     name = "arcvsa"
     profile = "stateless-linked"
-    # zstd-1, not the profile's lz4: an OS image compresses clearly better with it in 16K records on
-    # 4K sectors, and read once, cached compressed, the replica gains more from the ratio than it pays
-    # in CPU.
-    compression_codec = "zstd-1"
 
     def __init__(self, *args: Any, overrides: Overrides | None = None, name: str = "arcvsa") -> None:
         super().__init__(*args)
@@ -376,7 +372,7 @@ class Arcvsa(ApplianceStack):
         body = {
             "name": DATASET,
             "profile": self.profile,
-            "properties": {"compression": self.compression_codec, **self.overrides.properties},
+            "properties": self.overrides.properties,
         }
         dataset = self.call("POST", "/api/storage/datasets", body)
         sizing = {
