@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -64,9 +65,29 @@ class TapLink:
         )
 
 
+#: the devices :func:`default_name` makes, the process's id after the prefix
+OWNED = re.compile(r"arcvsa(\d+)")
+
+
 def default_name() -> str:
-    """One device per lab process (names are at most 15 characters)."""
-    return f"arcvsa{os.getpid() % 1_000_000}"
+    """One device per lab process: its pid (at most 7 digits: names are at most 15 characters)."""
+    return f"arcvsa{os.getpid()}"
+
+
+def stale_links(network: ipaddress.IPv4Network) -> list[str]:
+    """The devices of lab processes that are gone but whose link still holds an address in ``network``:
+    a run killed before its cleanup leaves one, and its route to the network would take the next run's
+    traffic to a link nobody serves."""
+    listed = run(["ip", "-o", "-4", "address", "show"], timeout=30).stdout
+    stale = []
+    for line in listed.splitlines():
+        fields = line.split()  # index, name, family, address/prefix, ...
+        owner = OWNED.fullmatch(fields[1]) if len(fields) > 3 else None
+        if owner is None or os.path.exists(f"/proc/{owner.group(1)}"):
+            continue
+        if ipaddress.IPv4Interface(fields[3]).network == network:
+            stale.append(fields[1])
+    return stale
 
 
 def open_link(ifname: str | None = None, network: ipaddress.IPv4Network = NETWORK) -> TapLink:
@@ -80,6 +101,8 @@ def open_link(ifname: str | None = None, network: ipaddress.IPv4Network = NETWOR
     )
     if not os.path.exists("/dev/net/tun"):
         raise TapUnavailable("no /dev/net/tun on this host")
+    for name in stale_links(network):
+        run(["ip", "link", "delete", "dev", name], timeout=30)
     try:
         run(["ip", "tuntap", "add", "dev", link.ifname, "mode", "tap"], timeout=30)
     except ProcessError as err:

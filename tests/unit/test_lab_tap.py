@@ -108,3 +108,23 @@ def test_a_second_link_beside_the_first_has_its_own_network() -> None:
         assert "dev arcvsaunit2" in route
         route = run(["ip", "-o", "route", "get", str(first.guest.ip)], timeout=30).stdout
         assert "dev arcvsaunit1" in route
+
+
+def test_a_killed_runs_link_is_removed_and_a_live_runs_kept() -> None:
+    """A run killed before its cleanup leaves its device, address and route behind: the next run's link
+    replaces it. A device whose lab process still runs is never touched."""
+    dead = "arcvsa4999999"  # above the kernel's largest pid: no process has it
+    with made(tap.default_name()) as mine:
+        assert tap.OWNED.fullmatch(mine.ifname) and tap.OWNED.fullmatch(dead)
+        left = tap.open_link(dead)
+        try:
+            assert tap.stale_links(tap.NETWORK) == [dead]
+            assert tap.stale_links(tap.SECOND_NETWORK) == []
+            with made("arcvsaunit3") as fresh:
+                names = run(["ip", "-o", "link", "show"], timeout=30).stdout
+                assert f" {dead}:" not in names and f" {mine.ifname}:" in names
+                route = run(["ip", "-o", "route", "get", str(fresh.guest.ip)], timeout=30).stdout
+                assert f"dev {dead}" not in route
+        finally:
+            with contextlib.suppress(ProcessError):
+                tap.close_link(left)
