@@ -351,9 +351,9 @@ class Run:
                     fio_out = self.fio(label, text, phase.seconds + SWEEP_GRACE_SECONDS)
                     break
                 except FioTimeout as exc:
-                    # A client whose NFS server never answered it (seen as a MOUNT left without a
-                    # reply): the point is run again once rather than its whole phase lost, and the
-                    # retry is kept in the point so a run shows how often it happened.
+                    # A client left waiting on its mount (on ganesha and the kernel server alike): the
+                    # point is run again once rather than its whole phase lost, and the retry is kept
+                    # in the point so a run shows how often it happened.
                     if retried:
                         raise
                     retried.append(str(exc).splitlines()[0])
