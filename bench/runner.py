@@ -344,8 +344,8 @@ class Run:
             clients, size, depth = point
             text = job.sweep_point(target, phase, point, base, self.gold.samples)
             label = f"{name}-{clients}x{size}-qd{depth}"
-            retried: list[str] = []
-            while True:
+            retried: str | None = None
+            for attempt in range(2):
                 before = opening(stack)  # again on a retry: the hung try's I/O is not the point's
                 try:
                     fio_out = self.fio(label, text, phase.seconds + SWEEP_GRACE_SECONDS)
@@ -354,10 +354,10 @@ class Run:
                     # A client left waiting on its mount (on ganesha and the kernel server alike): the
                     # point is run again once rather than its whole phase lost, and the retry is kept
                     # in the point so a run shows how often it happened.
-                    if retried:
+                    if attempt:
                         raise
-                    retried.append(str(exc).splitlines()[0])
-                    print(f"bench: {label}: {retried[0]}; running the point again", flush=True)
+                    retried = str(exc).splitlines()[0]
+                    print(f"bench: {label}: {retried}; running the point again", flush=True)
             row = metrics.phase(phase, stack, before, closing(stack), fio_out, self.gold, compression=None)
             seen = row["client"]
             mib_s = (seen["read_bytes"] + seen["write_bytes"]) / (1 << 20) / seen["seconds"]
@@ -365,7 +365,7 @@ class Run:
             points.append(
                 {"clients": clients, "bs": size, "iodepth": depth, "mib_s": round(mib_s, 1)}
                 | {k: row[k] for k in keep if k in row}
-                | ({"retried": retried[0]} if retried else {})
+                | ({"retried": retried} if retried else {})
             )
         return {"phase": phase.name, "kind": "sweep", "rw": phase.rw, "points": points}
 

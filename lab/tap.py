@@ -12,6 +12,7 @@ It needs /dev/net/tun and CAP_NET_ADMIN; :func:`open_link` raises :class:`TapUna
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 from collections.abc import Callable
@@ -78,15 +79,15 @@ def stale_links(network: ipaddress.IPv4Network) -> list[str]:
     """The devices of lab processes that are gone but whose link still holds an address in ``network``:
     a run killed before its cleanup leaves one, and its route to the network would take the next run's
     traffic to a link nobody serves."""
-    listed = run(["ip", "-o", "-4", "address", "show"], timeout=30).stdout
+    listed = json.loads(run(["ip", "-json", "-4", "address", "show"], timeout=30).stdout or "[]")
     stale = []
-    for line in listed.splitlines():
-        fields = line.split()  # index, name, family, address/prefix, ...
-        owner = OWNED.fullmatch(fields[1]) if len(fields) > 3 else None
+    for device in listed:
+        owner = OWNED.fullmatch(device.get("ifname", ""))
         if owner is None or os.path.exists(f"/proc/{owner.group(1)}"):
             continue
-        if ipaddress.IPv4Interface(fields[3]).network == network:
-            stale.append(fields[1])
+        addresses = (f"{a['local']}/{a['prefixlen']}" for a in device.get("addr_info", []))
+        if any(ipaddress.IPv4Interface(a).network == network for a in addresses):
+            stale.append(device["ifname"])
     return stale
 
 
@@ -102,7 +103,7 @@ def open_link(ifname: str | None = None, network: ipaddress.IPv4Network = NETWOR
     if not os.path.exists("/dev/net/tun"):
         raise TapUnavailable("no /dev/net/tun on this host")
     for name in stale_links(network):
-        run(["ip", "link", "delete", "dev", name], timeout=30)
+        delete_device(name)
     try:
         run(["ip", "tuntap", "add", "dev", link.ifname, "mode", "tap"], timeout=30)
     except ProcessError as err:
@@ -118,7 +119,11 @@ def open_link(ifname: str | None = None, network: ipaddress.IPv4Network = NETWOR
 
 def close_link(link: TapLink) -> None:
     """Delete the host's device (its address and route go with it)."""
-    run(["ip", "tuntap", "del", "dev", link.ifname, "mode", "tap"], timeout=30)
+    delete_device(link.ifname)
+
+
+def delete_device(ifname: str) -> None:
+    run(["ip", "tuntap", "del", "dev", ifname, "mode", "tap"], timeout=30)
 
 
 def measured_path(

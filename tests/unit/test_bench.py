@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -12,8 +13,9 @@ import pytest
 from bench import __main__ as bench_main
 from bench import job, metrics, report
 from bench import stack as stacks
-from bench.runner import Golden, closing, opening, throttle
+from bench.runner import Golden, Run, closing, opening, throttle
 from bench.stack import ApplianceStack, Counters, Stack
+from bench.toolchain import FioTimeout
 from bench.workload import ProfileError, Workload, load_san, load_workload
 from lab.appliance_vm import GUEST_PORTS, ApplianceVm, VmConfig
 from lab.san import San, Throttle
@@ -322,6 +324,57 @@ def test_a_phase_is_measured_between_flushes_and_timed_by_its_load() -> None:
     after = closing(stack)  # the phase's own deferred writes: flushed, so charged to it
     assert stack.log[2:] == ["flush", "counters"]
     assert after.at < LATER, "the phase's time ends when its load ends, not after the flush"
+
+
+def _sweeping(fio: Callable[[str], dict[str, object]]) -> tuple[Run, _Flushing, list[str]]:
+    """A run whose fio is ``fio`` by job name, on a stack that logs its flushes and counters."""
+    run = Run.__new__(Run)
+    run.gold = Golden(Path("replica"), 1 << 30, SAMPLES, [])
+    calls: list[str] = []
+
+    def recorded(name: str, text: str, timeout: float) -> dict[str, object]:
+        calls.append(name)
+        return fio(name)
+
+    run.fio = recorded  # type: ignore[method-assign]
+    return run, _Flushing(), calls
+
+
+def test_a_sweep_point_that_hangs_once_is_run_again_from_fresh_counters() -> None:
+    phase = load_workload("hcibench-sweep").phases[0]
+    hung = f"arcvsa-hcibench-sweep-{phase.name}-2x4k-qd4"
+    tries: list[str] = []
+
+    def fio(name: str) -> dict[str, object]:
+        if name == hung and not tries:
+            tries.append(name)
+            raise FioTimeout("fio did not end in 150 s", "")
+        return _fio(4096, 0, 1, 0)
+
+    run, stack, calls = _sweeping(fio)
+    stack.name = "arcvsa"
+    state = {"sweep_files": (max(phase.clients), phase.file_mib)}  # laid out by an earlier sweep
+    row = run.sweep(stack, load_workload("hcibench-sweep"), phase, NFS, state)
+    assert calls.count(hung) == 2 and len(calls) == len(job.sweep_points(phase)) + 1
+    points = {f"{p['clients']}x{p['bs']}-qd{p['iodepth']}": p for p in row["points"]}
+    assert points["2x4k-qd4"]["retried"] == "fio did not end in 150 s"
+    assert [k for k, p in points.items() if "retried" in p] == ["2x4k-qd4"]
+    # opening counters read once per try: the hung try's I/O is not charged to the point
+    assert stack.log.count("counters") == 2 * len(points) + 1
+
+
+def test_a_sweep_point_that_hangs_twice_stops_the_sweep() -> None:
+    phase = load_workload("hcibench-sweep").phases[0]
+
+    def fio(name: str) -> dict[str, object]:
+        raise FioTimeout("fio did not end in 150 s", "")
+
+    run, stack, calls = _sweeping(fio)
+    stack.name = "arcvsa"
+    state = {"sweep_files": (max(phase.clients), phase.file_mib)}
+    with pytest.raises(FioTimeout):
+        run.sweep(stack, load_workload("hcibench-sweep"), phase, NFS, state)
+    assert len(calls) == 2  # the first point, twice: no later point runs on a client that hangs
 
 
 def test_a_clones_boot_reads_the_replica_and_writes_within_its_delta() -> None:
