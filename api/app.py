@@ -28,6 +28,7 @@ from api.exports import routes as export_routes
 from api.exports import service as export_service
 from api.firewall import routes as firewall_routes
 from api.fleet import routes as fleet_routes
+from api.fleet.sessions import ApplianceSessions
 from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
 from api.metrics import routes as metric_routes
@@ -106,6 +107,7 @@ GUARDED = (
     deployment_routes.router,
     wizard_routes.router,
     fleet_routes.router,
+    fleet_routes.fleet_router,
     job_routes.router,
     user_routes.router,
     certificate_routes.router,
@@ -153,6 +155,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.jobs = deployment_service.job_runner(app.state)
     app.state.calibrations = calibration_service.Runner(factory)
     app.state.backup_sections = BACKUP_SECTIONS
+    # The manager's bearer tokens with its appliances (the fleet dashboard polls them).
+    app.state.appliance_sessions = ApplianceSessions()
     errors.install(app)
     app.add_middleware(_SecurityHeaders)
 

@@ -59,6 +59,13 @@ class ApiServer:
         self.stop()
         raise TimeoutError(f"the api did not answer {self.url}/api/health within {timeout:.0f} s")
 
+    @property
+    def pid(self) -> int:
+        """The api's process id (it must have been started)."""
+        if self._proc is None:
+            raise RuntimeError("the api has not been started")
+        return self._proc.pid
+
     def _healthy(self) -> bool:
         cert = self.data_dir / "tls.crt"
         if not cert.exists():

@@ -128,6 +128,10 @@ class ApplianceApi:
                 return status, data
             cancel.sleep(PENDING_RETRY, self.cancelled, f"waiting for {self.name} to publish its state")
 
+    def exchange_once(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        """One request, its answer as it comes (503 state_pending too): for a caller that shows it."""
+        return self._exchange(method, path, body)
+
     def _exchange(self, method: str, path: str, body: Any) -> tuple[int, Any]:
         cancel.check(self.cancelled, f"before {method} {path} on {self.name}")
         host, port = split_endpoint(self.endpoint)
@@ -159,6 +163,10 @@ class ApplianceApi:
     def call(self, method: str, path: str, body: Any = None) -> Any:
         """The answer of a request that must succeed; ApplianceRequestRefused with the api's code otherwise."""
         status, data = self.exchange(method, path, body)
+        return self.answer(method, path, status, data)
+
+    def answer(self, method: str, path: str, status: int, data: Any) -> Any:
+        """``data`` when ``status`` says success, else ApplianceRequestRefused with the api's code."""
         if status < 400:
             return data
         detail = data.get("detail") if isinstance(data, dict) else data

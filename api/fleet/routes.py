@@ -1,15 +1,32 @@
-"""/api/deployments/{id}/inventory and /appliances: the deployment as it is now. Read-only."""
+"""/api/deployments/{id}/inventory and /appliances: the deployment as it is now; /api/fleet: every
+appliance's figures. Read-only."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 
 from api.deps import AppSettings, Box, Db
-from api.fleet import service
-from api.fleet.schemas import ApplianceStatus, DeploymentInventory
+from api.errors import InvalidInput
+from api.fleet import dashboard, proxy, service
+from api.fleet.schemas import ApplianceStatus, DeploymentInventory, FleetView
+from api.fleet.sessions import ApplianceSessions
 from api.jobs.routes import NOT_FOUND
 
 router = APIRouter(prefix="/api/deployments", tags=["fleet"])
+fleet_router = APIRouter(prefix="/api/fleet", tags=["fleet"])
+
+
+async def get_sessions(request: Request) -> ApplianceSessions:
+    sessions: ApplianceSessions = request.app.state.appliance_sessions
+    return sessions
+
+
+Sessions = Annotated[ApplianceSessions, Depends(get_sessions)]
 
 
 @router.get("/{deployment_id}/inventory", responses=NOT_FOUND)
@@ -23,3 +40,51 @@ def deployment_appliances(deployment_id: int, box: Box, db: Db) -> list[Applianc
     """Each appliance's health, version and pool state, asked of its own api (pinned TLS), each within
     a few seconds so that one dead appliance does not hold up the others."""
     return service.appliances(db, box, deployment_id)
+
+
+@fleet_router.get("")
+def fleet_view(
+    box: Box,
+    db: Db,
+    sessions: Sessions,
+    minutes: Annotated[int, Query(ge=1, le=24 * 60, description="the window, up to now")] = 60,
+) -> FleetView:
+    """Every appliance of every deployment with its figures over the window (offloads, hit ratios, IOPS,
+    latencies, compression, space, alerts) and the fleet's sums, each appliance read within a few
+    seconds so that one dead or slow appliance shows as such and never holds up the others."""
+    return dashboard.view(db, box, sessions, minutes)
+
+
+async def appliance_route(
+    deployment_id: int, name: str, path: str, request: Request, box: Box, db: Db, sessions: Sessions
+) -> Response:
+    """One of the appliance's storage routes (/api/storage/..., /api/alerts, /api/tuning/...,
+    /api/calibrations), asked of the appliance through its pinned certificate as its admin; its answer
+    as it gave it. The manager's web shows an appliance's storage pages through this."""
+    route = proxy.target(path, request.url.query)
+    body = None
+    if request.method != "GET":
+        raw = await request.body()
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError as exc:
+                raise InvalidInput(f"The request body is not JSON: {exc}") from exc
+    status, data = await run_in_threadpool(
+        proxy.forward, db, box, sessions, deployment_id, name, request.method, route, body
+    )
+    if data is None:
+        return Response(status_code=status)
+    return JSONResponse(status_code=status, content=data)
+
+
+# One route per method, in this order, each with its own operation id (one route of several methods
+# gives them one id, and its methods in a set's order).
+for _method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+    fleet_router.add_api_route(
+        "/{deployment_id}/appliances/{name}/api/{path:path}",
+        appliance_route,
+        methods=[_method],
+        responses=NOT_FOUND,
+        operation_id=f"appliance_route_{_method.lower()}",
+    )

@@ -32,7 +32,7 @@ from appliance.control.disks import Disk
 from appliance.control.errors import Refused
 from appliance.control.imports import ImportableZfsPool
 from appliance.control.observed import Part
-from appliance.control.pools import ZfsPoolHealth, ZfsPoolSpec
+from appliance.control.pools import ZfsPoolHealth, ZfsPoolSpace, ZfsPoolSpec
 
 router = APIRouter(prefix="/api/storage", tags=["storage"])
 REFUSED: dict[int | str, dict[str, object]] = {
@@ -85,6 +85,13 @@ async def list_pools(state: LocalSnapshot) -> list[ZfsPoolHealth]:
 def create_pool(spec: ZfsPoolSpec, control: Control) -> ZfsPoolHealth:
     """Create a pool on LUNs (stripe, mirror, raidz1/2) with an optional SLOG and L2ARC."""
     return control(changes.create_pool, spec)
+
+
+@router.get("/space", responses=REFUSED)
+async def pool_space(state: LocalSnapshot) -> list[ZfsPoolSpace]:
+    """Every imported pool's size, allocated and free bytes and health, as ``zpool list`` gave them."""
+    observed = state.observed
+    return observed.part(Part.pools, observed.spaces)
 
 
 @router.get("/pools/{name}", responses=REFUSED)

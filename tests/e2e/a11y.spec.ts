@@ -113,6 +113,7 @@ test('every page: no critical accessibility violation', async ({ page }, testInf
   await visit(page, '/vcenters', 'vCenters');
   if (vc) await visit(page, `/vcenters/${vc.id}/inventory`, /vcsim/, '/vcenters/:id/inventory');
   await visit(page, '/pools', 'Desktop pools');
+  await visit(page, '/fleet', 'Fleet');
   await visit(page, '/appliances', 'Appliances');
   await visit(page, '/settings', 'Settings');
   await test.step('/settings with its forms open', async () => {

@@ -209,6 +209,7 @@ test('no heading, legend or label overlaps a form control, on any page', async (
   });
   await visit(page, `/vcenters/${vcId}/inventory`, { heading: /vcsim-/ });
   await visit(page, '/pools');
+  await visit(page, '/fleet');
   await visit(page, '/appliances');
 
   await test.step('/settings and its forms', async () => {

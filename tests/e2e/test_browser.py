@@ -503,3 +503,74 @@ def test_deploy_faults_fail_fast_and_cancel_within_seconds(
         )
         run = spec_run.run("deploy-faults.spec.ts", env, capsys)
     assert run.passed, run.why("the Playwright deploy faults failed")
+
+
+def test_the_fleet_dashboard_with_a_dead_and_a_slow_appliance(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fleet.spec.ts: two deployments of five appliances in all. Three are the real arcvsa api on the strict
+    replay of the lab VM's 'fleet' recording, two of them with the counters the sampler read in the lab VM
+    (the 'metrics_series' recording) in their sample store; one address nothing listens on, and one that
+    accepts connections and never answers."""
+    import socket
+    from datetime import UTC, datetime, timedelta
+
+    from e2e.jobs_harness import lab_api
+    from fixtures.appliance import fleet_flows
+    from fixtures.appliance.replay import replay_log
+    from support.appliance_server import replayed_appliances
+
+    from api.metrics import sampler
+    from api.metrics import store as metrics_store
+    from lab.vcsim import CLUSTER, DATACENTER, DATASTORES
+
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    gw, files, _ = replay_log("metrics_series", tmp_path / "recorded")
+    now = datetime.now(UTC)
+    samples = [sampler.take(gw, files, now - timedelta(seconds=10 * (3 - i))) for i in range(4)]
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never speaks TLS
+    with (
+        silent,
+        replayed_appliances(tmp_path / "appliances", 3, "fleet", fleet_flows.PASSWORD) as served,
+        ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as server,
+    ):
+        for appliance, _ in (served[0], served[2]):
+            with appliance.app.state.sessionmaker() as db:
+                for sample in samples:
+                    metrics_store.add(db, sample)
+                db.commit()
+
+        def spec(
+            name: str, host: str, appliance: Any | None = None, endpoint: str = "", pin: str = ""
+        ) -> Any:
+            return {"host": host, "name": name, "api_endpoint": appliance.endpoint if appliance else endpoint,
+                    "api_thumbprint_sha256": appliance.thumbprint if appliance else pin}  # fmt: skip
+
+        fleets = {
+            "e2e-fleet-a": [
+                spec("vsa-a0", "DC0_C0_H0", served[0][0]),
+                spec("vsa-a1", "DC0_C0_H1", served[1][0]),
+                spec("vsa-a2", "DC0_C0_H2", endpoint=f"127.0.0.1:{silent.getsockname()[1]}", pin="AB" * 32),
+            ],
+            "e2e-fleet-b": [
+                spec("vsa-b0", "DC0_C0_H3", endpoint="127.0.0.1:9", pin="CD" * 32),
+                spec("vsa-b1", "DC0_C0_H0", served[2][0]),
+            ],
+        }
+        with lab_api(server, vcsim) as (api, vcenter_id):
+            for name, appliances in fleets.items():
+                fleet = {"ova_path": "arcvsa.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                         "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
+                nfs = {"name": "arcvsa-nfs", "server": "192.0.2.21", "path": "/tank/vdi"}
+                plan = {
+                    "name": name,
+                    "datacenter": DATACENTER,
+                    "cluster": CLUSTER,
+                    "fleet": fleet,
+                    "nfs": nfs,
+                }
+                made = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
+                assert made.status_code == 201, made.text
+        run = spec_run.run("fleet.spec.ts", spec_run.base_env(server.url, PASSWORD), capsys)
+    assert run.passed, run.why("the Playwright fleet journey failed")

@@ -10,18 +10,26 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from fixtures.appliance import fleet_flows
+from fixtures.appliance.replay import replay_log
 from support.api import client_for, logged_in, make_settings
 from support.appliance_server import replayed_appliances
 
-from api.fleet import service
+from api.fleet import dashboard, figures, service
+from api.fleet.schemas import FleetFigures
+from api.fleet.sessions import ApplianceSessions
+from api.metrics import sampler
+from api.metrics import store as metrics_store
+from api.metrics.schemas import Sample
 from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, GOLDEN_SNAPSHOT, GOLDEN_VM, Vcsim
 from provisioning.appliance_api import ApplianceApi
+from provisioning.appliance_errors import ApplianceLoginFailed, ApplianceRequestRefused
 
 POOL = {
     "name": "pool-f", "count": 3, "naming": "fl-##", "folder": "fleet-f", "golden_vm": GOLDEN_VM,
@@ -45,10 +53,13 @@ def admin(tmp_path: Path) -> Iterator[TestClient]:
 def _deployment(admin: TestClient, site: Vcsim, **plan: Any) -> int:
     vc = {"name": "vc", "host": site.host, "port": site.port, "username": site.username,
           "password": site.password, "thumbprint_sha256": site.thumbprint_sha256}  # fmt: skip
-    r = admin.post("/api/vcenters", json=vc)
-    assert r.status_code == 201, r.text
+    known = {v["name"]: v["id"] for v in admin.get("/api/vcenters").json()}
+    if "vc" not in known:
+        r = admin.post("/api/vcenters", json=vc)
+        assert r.status_code == 201, r.text
+        known["vc"] = r.json()["id"]
     body = {"name": "fleet-a", "datacenter": DATACENTER, "cluster": CLUSTER, **plan}
-    r = admin.post("/api/deployments", json={"vcenter_id": r.json()["id"], "plan": body})
+    r = admin.post("/api/deployments", json={"vcenter_id": known["vc"], "plan": body})
     assert r.status_code == 201, r.text
     return int(r.json()["id"])
 
@@ -134,3 +145,159 @@ def test_a_deployment_without_a_fleet_has_no_appliances(admin: TestClient, site:
     dep = _deployment(admin, site, pool={**POOL, "naming": "nf-##", "folder": "nf"})
     assert admin.get(f"/api/deployments/{dep}/appliances").json() == []
     assert admin.get("/api/deployments/999/appliances").status_code == 404
+
+
+def _recorded_samples(root: Path) -> list[Sample]:
+    """The counters the sampler read in the lab VM (the metrics_series recording: idle, a file written,
+    read warm, read from a new export), as four samples 10 s apart ending now."""
+    gw, files, _ = replay_log("metrics_series", root)
+    now = datetime.now(UTC)
+    return [sampler.take(gw, files, now - timedelta(seconds=10 * (3 - i))) for i in range(4)]
+
+
+def test_the_fleet_view_reads_every_appliance_at_once_and_names_why_one_could_not_be_read(
+    admin: TestClient, site: Vcsim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dashboard, "TIMEOUT", 3.0)
+    logins: list[str] = []
+    real_login = ApplianceApi.login
+
+    def counted(api: ApplianceApi, password: str, username: str = "admin") -> None:
+        logins.append(api.name)
+        real_login(api, password, username)
+
+    monkeypatch.setattr(ApplianceApi, "login", counted)
+    samples = _recorded_samples(tmp_path / "recorded")
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never speaks TLS
+    with silent, replayed_appliances(tmp_path / "fleet", 2, "fleet", fleet_flows.PASSWORD) as served:
+        (busy, _), (quiet, _) = served
+        with busy.app.state.sessionmaker() as db:
+            for sample in samples:
+                metrics_store.add(db, sample)
+            db.commit()
+        first = [
+            _appliance("vsa-0", "DC0_C0_H0", busy.endpoint, busy.thumbprint),
+            _appliance("vsa-1", "DC0_C0_H1", quiet.endpoint, quiet.thumbprint),
+            _appliance("vsa-2", "DC0_C0_H2", f"127.0.0.1:{silent.getsockname()[1]}", "AB" * 32),
+        ]
+        second = [
+            _appliance("vsb-0", "DC0_C0_H3", "127.0.0.1:9", "CD" * 32),  # nothing listens: refused at once
+            _appliance("vsb-1", "DC0_C0_H0", busy.endpoint, "EF" * 32),  # another certificate than pinned
+            _appliance("vsb-2", "DC0_C0_H1", quiet.endpoint, None),
+        ]
+        nfs = {"name": "arcvsa-nfs", "server": "192.0.2.21", "path": f"/{fleet_flows.DATASET}"}
+        for name, appliances in (("fleet-b", second), ("fleet-a", first)):
+            fleet = {"ova_path": "x.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                     "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
+            _deployment(admin, site, name=name, fleet=fleet, nfs=nfs)
+
+        started = time.monotonic()
+        r = admin.get("/api/fleet", params={"minutes": 15})
+        took = time.monotonic() - started
+        assert r.status_code == 200, r.text
+        view = r.json()
+        fleet_flows.fleet_flow(ApplianceApi(quiet.endpoint, quiet.thumbprint, name="vsa-1"))  # its pool built
+        again = admin.get("/api/fleet", params={"minutes": 15}).json()
+        series = ApplianceApi(busy.endpoint, busy.thumbprint)
+        series.login(fleet_flows.PASSWORD)
+        points = series.call("GET", "/api/storage/metrics?minutes=15")["points"]
+
+    assert [d["name"] for d in view["deployments"]] == ["fleet-a", "fleet-b"]
+    assert {(d["vcenter"], d["cluster"]) for d in view["deployments"]} == {("vc", CLUSTER)}
+    got = {a["name"]: a for d in view["deployments"] for a in d["appliances"]}
+    states = {name: a["state"] for name, a in got.items()}
+    assert states == {"vsa-0": "ok", "vsa-1": "ok", "vsa-2": "slow",
+                      "vsb-0": "unreachable", "vsb-1": "certificate", "vsb-2": "unpinned"}  # fmt: skip
+    # one dead and one silent appliance cost no more than one budget: they were read beside the others
+    assert took < dashboard.TIMEOUT + 2.5, took
+    assert got["vsa-2"]["seconds"] >= dashboard.TIMEOUT - 0.1 and got["vsb-0"]["seconds"] < 1.0
+    assert got["vsa-2"]["reason"] == "no answer within 3 s"
+    assert "presented a certificate" in got["vsb-1"]["reason"] and got["vsb-1"]["figures"] is None
+    assert "cannot be reached" in got["vsb-0"]["reason"]
+
+    busy_row = got["vsa-0"]
+    assert len(points) == 3 and busy_row["backend"] == "ganesha" and busy_row["version"]
+    assert (
+        busy_row["figures"] == FleetFigures.model_validate(figures.combine(points, summed=False)).model_dump()
+    )
+    assert busy_row["figures"]["client_write_bytes"] > 0 and busy_row["figures"]["write_offload"] is not None
+    assert 1 <= len(busy_row["series"]) <= 3
+    assert [a["key"] for a in busy_row["alerts"]] == ["time/sync"] and busy_row["healthy"] is False
+    assert got["vsa-1"]["figures"]["client_iops"] == 0.0 and got["vsa-1"]["series"] == []
+    assert got["vsa-1"]["used_bytes"] == 0 and got["vsa-1"]["pools"] == []  # the recording's first look
+    # the fleet's figures are the answering appliances' sums
+    assert view["figures"]["client_write_bytes"] == pytest.approx(busy_row["figures"]["client_write_bytes"])
+    assert [p["appliances"] for p in view["series"]] == [1] * len(busy_row["series"])
+
+    # one login per appliance, kept for the next read
+    assert sorted(logins) == sorted(["vsa-0", "vsa-1", "vsa-1", busy.endpoint]), logins
+    assert {a["name"]: a["state"] for d in again["deployments"] for a in d["appliances"]} == states
+    built = next(a for d in again["deployments"] for a in d["appliances"] if a["name"] == "vsa-1")
+    assert [(p["name"], p["health"]) for p in built["pools"]] == [("tank", "ONLINE")]
+    assert 0 < built["used_bytes"] < built["size_bytes"] == built["pools"][0]["size"]
+    assert fleet_flows.PASSWORD not in r.text and "secret" not in r.text
+
+
+def test_a_kept_appliance_session_that_ended_logs_in_once_more(tmp_path: Path) -> None:
+    sessions = ApplianceSessions()
+    with replayed_appliances(tmp_path / "fleet", 1, "fleet", fleet_flows.PASSWORD) as served:
+        server = served[0][0]
+        api = ApplianceApi(server.endpoint, server.thumbprint, name="vsa-0")
+        alerts = sessions.read(api, fleet_flows.PASSWORD, "/api/alerts")
+        assert [a["key"] for a in alerts] == ["time/sync"]  # the recording's chronyd, with no source
+        kept = api.token
+        ended = ApplianceApi(server.endpoint, server.thumbprint)
+        ended.token = kept
+        ended.call("POST", "/api/auth/logout")  # as an appliance restarted or a session that expired
+        again = ApplianceApi(server.endpoint, server.thumbprint, name="vsa-0")
+        assert sessions.read(again, fleet_flows.PASSWORD, "/api/alerts") == alerts
+        assert again.token and again.token != kept
+        wrong = ApplianceApi(server.endpoint, server.thumbprint, name="vsa-0")
+        sessions.forget(wrong)
+        with pytest.raises(ApplianceLoginFailed):
+            sessions.read(wrong, "not-the-password", "/api/alerts")
+        with pytest.raises(ApplianceRequestRefused) as refused:
+            sessions.read(again, fleet_flows.PASSWORD, "/api/storage/pools/nope")
+    assert refused.value.status == 404, "only a 401 logs in again; any other refusal is the caller's"
+
+
+def test_an_appliances_storage_routes_answer_through_the_manager_as_the_appliance_gives_them(
+    admin: TestClient, site: Vcsim, tmp_path: Path
+) -> None:
+    with replayed_appliances(tmp_path / "fleet", 1, "fleet", fleet_flows.PASSWORD) as served:
+        server = served[0][0]
+        appliances = [
+            _appliance("vsa-0", "DC0_C0_H0", server.endpoint, server.thumbprint),
+            _appliance("vsa-9", "DC0_C0_H1", "127.0.0.1:9", None),
+        ]
+        fleet = {"ova_path": "x.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                 "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
+        dep = _deployment(admin, site, name="fleet-p", fleet=fleet)
+        base = f"/api/fleet/{dep}/appliances/vsa-0"
+        own = ApplianceApi(server.endpoint, server.thumbprint)
+        own.login(fleet_flows.PASSWORD)
+
+        disks = admin.get(f"{base}/api/storage/disks")
+        assert disks.status_code == 200 and disks.json() == own.call("GET", "/api/storage/disks")
+        week = admin.get(f"{base}/api/storage/metrics", params={"minutes": 10080})
+        assert week.status_code == 200 and week.json()["points"] == []  # the query string goes along
+        too_long = admin.get(f"{base}/api/storage/metrics", params={"minutes": 10081})
+        assert too_long.status_code == 422 and too_long.json()["field"] == "minutes", too_long.text
+        missing = admin.get(f"{base}/api/storage/pools/nope")  # the appliance's own refusal, word for word
+        assert (missing.status_code, missing.json()) == own.exchange("GET", "/api/storage/pools/nope")
+        bad = admin.post(f"{base}/api/storage/pools", json={"name": "tank"})  # no vdevs: refused there
+        assert bad.status_code == 422 and bad.json()["field"], bad.text
+        not_json = admin.post(
+            f"{base}/api/storage/pools", content=b"{", headers={"content-type": "text/plain"}
+        )
+        assert not_json.status_code == 422 and "not JSON" in not_json.json()["detail"]
+
+        for refused in ("api/users", "api/auth/token", "api/settings/tls", "api/storage/../users",
+                        "api/storage//disks", "api/alertsx"):  # fmt: skip
+            r = admin.get(f"{base}/{refused}")
+            assert r.status_code == 404, (refused, r.text)
+        assert admin.get(f"/api/fleet/{dep}/appliances/vsa-7/api/alerts").status_code == 404
+        unpinned = admin.get(f"/api/fleet/{dep}/appliances/vsa-9/api/alerts")
+        assert unpinned.status_code == 422 and "not known yet" in unpinned.json()["detail"]
+        assert admin.get("/api/fleet/999/appliances/vsa-0/api/alerts").status_code == 404
+    assert fleet_flows.PASSWORD not in disks.text

@@ -29,6 +29,7 @@ PARAMETERS = {
     "deployment_id": "1",
     "vcenter_id": "1",
     "calibration_id": "1",
+    "path": "storage/pools",  # the manager's drill-down: no deployment 1 there, so a 404 and no tool
 }
 
 

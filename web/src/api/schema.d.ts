@@ -396,6 +396,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/fleet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fleet View
+         * @description Every appliance of every deployment with its figures over the window (offloads, hit ratios, IOPS,
+         *     latencies, compression, space, alerts) and the fleet's sums, each appliance read within a few
+         *     seconds so that one dead or slow appliance shows as such and never holds up the others.
+         */
+        get: operations["fleet_view_api_fleet_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/{deployment_id}/appliances/{name}/api/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Appliance Route
+         * @description One of the appliance's storage routes (/api/storage/..., /api/alerts, /api/tuning/...,
+         *     /api/calibrations), asked of the appliance through its pinned certificate as its admin; its answer
+         *     as it gave it. The manager's web shows an appliance's storage pages through this.
+         */
+        get: operations["appliance_route_get"];
+        /**
+         * Appliance Route
+         * @description One of the appliance's storage routes (/api/storage/..., /api/alerts, /api/tuning/...,
+         *     /api/calibrations), asked of the appliance through its pinned certificate as its admin; its answer
+         *     as it gave it. The manager's web shows an appliance's storage pages through this.
+         */
+        put: operations["appliance_route_put"];
+        /**
+         * Appliance Route
+         * @description One of the appliance's storage routes (/api/storage/..., /api/alerts, /api/tuning/...,
+         *     /api/calibrations), asked of the appliance through its pinned certificate as its admin; its answer
+         *     as it gave it. The manager's web shows an appliance's storage pages through this.
+         */
+        post: operations["appliance_route_post"];
+        /**
+         * Appliance Route
+         * @description One of the appliance's storage routes (/api/storage/..., /api/alerts, /api/tuning/...,
+         *     /api/calibrations), asked of the appliance through its pinned certificate as its admin; its answer
+         *     as it gave it. The manager's web shows an appliance's storage pages through this.
+         */
+        delete: operations["appliance_route_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Appliance Route
+         * @description One of the appliance's storage routes (/api/storage/..., /api/alerts, /api/tuning/...,
+         *     /api/calibrations), asked of the appliance through its pinned certificate as its admin; its answer
+         *     as it gave it. The manager's web shows an appliance's storage pages through this.
+         */
+        patch: operations["appliance_route_patch"];
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -1384,6 +1452,26 @@ export interface paths {
          * @description Destroy one snapshot (dataset@tag); 409 while clones depend on it.
          */
         delete: operations["destroy_snapshot_api_storage_snapshots__name__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage/space": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pool Space
+         * @description Every imported pool's size, allocated and free bytes and health, as ``zpool list`` gave them.
+         */
+        get: operations["pool_space_api_storage_space_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3495,6 +3583,456 @@ export interface components {
             storage_network?: string | null;
         };
         /**
+         * FleetAppliance
+         * @description One appliance as its own api reported it within its time budget, or why it could not.
+         */
+        FleetAppliance: {
+            /**
+             * Address
+             * @description host:port of its api
+             */
+            address: string | null;
+            /**
+             * Alerts
+             * @description its api's alerts now, critical first
+             */
+            alerts: components["schemas"]["Alert"][];
+            /**
+             * Backend
+             * @description the NFS server it runs (ganesha or knfsd)
+             */
+            backend: string | null;
+            /** @description over the window; none when nothing was read */
+            figures: components["schemas"]["FleetFigures"] | null;
+            /**
+             * Healthy
+             * @description ok, its api healthy, its pools online without errors, no alert
+             */
+            healthy: boolean;
+            /**
+             * Host
+             * @description ESXi host it runs on
+             */
+            host: string;
+            /**
+             * Name
+             * @description Appliance VM name
+             */
+            name: string;
+            /**
+             * Pools
+             * @description its pools' space and health
+             */
+            pools: components["schemas"]["PoolSpace"][];
+            /**
+             * Reason
+             * @description why it is not ok, in words
+             */
+            reason: string | null;
+            /**
+             * Seconds
+             * @description how long reading it took
+             */
+            seconds: number;
+            /**
+             * Series
+             * @description the window in buckets, oldest first
+             */
+            series: components["schemas"]["FleetPoint"][];
+            /**
+             * Size Bytes
+             * @description bytes in its pools
+             */
+            size_bytes: number | null;
+            /**
+             * State
+             * @description ok: read; unpinned: its certificate is not pinned yet; unreachable: no connection; slow: no answer within the time budget; certificate: another certificate than the pinned one; refused: its api answered with an error (the login among them)
+             * @enum {string}
+             */
+            state: "ok" | "unpinned" | "unreachable" | "slow" | "certificate" | "refused";
+            /**
+             * Used Bytes
+             * @description bytes allocated in its pools
+             */
+            used_bytes: number | null;
+            /**
+             * Version
+             * @description arcvsa version its api reports
+             */
+            version: string | null;
+        };
+        /** FleetDeployment */
+        FleetDeployment: {
+            /**
+             * Appliances
+             * @description Its appliances, in the plan's order
+             */
+            appliances: components["schemas"]["FleetAppliance"][];
+            /**
+             * Cluster
+             * @description Cluster
+             */
+            cluster: string;
+            /**
+             * Datacenter
+             * @description Datacenter
+             */
+            datacenter: string;
+            /**
+             * Id
+             * @description Deployment id
+             */
+            id: number;
+            /**
+             * Name
+             * @description Deployment name
+             */
+            name: string;
+            /**
+             * Vcenter
+             * @description Name of the vCenter it is deployed in
+             */
+            vcenter: string;
+        };
+        /**
+         * FleetFigures
+         * @description Figures over the window or one bucket of it: rates per second, ratios, latencies in ms; null where
+         *     nothing was measured (no LUN I/O for an offload, no operations for a latency).
+         */
+        FleetFigures: {
+            /**
+             * Arc Hit Ratio
+             * @description ARC hits / lookups, weighted by client reads
+             */
+            arc_hit_ratio: number | null;
+            /**
+             * Client Iops
+             * @description NFS operations per second (reads and writes)
+             */
+            client_iops: number;
+            /**
+             * Client Latency Ms
+             * @description mean NFS operation time at the server (ganesha counts it; the kernel server does not)
+             */
+            client_latency_ms: number | null;
+            /**
+             * Client Read Bytes
+             * @description bytes/s read by the NFS clients
+             */
+            client_read_bytes: number;
+            /**
+             * Client Read Ops
+             * @description NFS reads per second
+             */
+            client_read_ops: number;
+            /**
+             * Client Write Bytes
+             * @description bytes/s written by the NFS clients
+             */
+            client_write_bytes: number;
+            /**
+             * Client Write Ops
+             * @description NFS writes per second
+             */
+            client_write_ops: number;
+            /**
+             * Compressratio
+             * @description logical / physical bytes (mean over appliances)
+             */
+            compressratio: number | null;
+            /**
+             * L2 Hit Ratio
+             * @description L2ARC hits / lookups, weighted by client reads
+             */
+            l2_hit_ratio: number | null;
+            /**
+             * Lun Iops
+             * @description I/Os per second reaching the data LUNs
+             */
+            lun_iops: number;
+            /**
+             * Lun Read Bytes
+             * @description bytes/s read from the data LUNs
+             */
+            lun_read_bytes: number;
+            /**
+             * Lun Read Latency Ms
+             * @description mean LUN read time
+             */
+            lun_read_latency_ms: number | null;
+            /**
+             * Lun Read Ops
+             * @description reads per second reaching the data LUNs
+             */
+            lun_read_ops: number;
+            /**
+             * Lun Write Bytes
+             * @description bytes/s written to the data LUNs
+             */
+            lun_write_bytes: number;
+            /**
+             * Lun Write Latency Ms
+             * @description mean LUN write time
+             */
+            lun_write_latency_ms: number | null;
+            /**
+             * Lun Write Ops
+             * @description writes per second reaching the data LUNs
+             */
+            lun_write_ops: number;
+            /**
+             * Read Offload
+             * @description client read bytes / LUN read bytes
+             */
+            read_offload: number | null;
+            /**
+             * Write Offload
+             * @description client write bytes / LUN write bytes
+             */
+            write_offload: number | null;
+        };
+        /** FleetPoint */
+        FleetPoint: {
+            /**
+             * Arc Hit Ratio
+             * @description ARC hits / lookups, weighted by client reads
+             */
+            arc_hit_ratio: number | null;
+            /**
+             * Client Iops
+             * @description NFS operations per second (reads and writes)
+             */
+            client_iops: number;
+            /**
+             * Client Latency Ms
+             * @description mean NFS operation time at the server (ganesha counts it; the kernel server does not)
+             */
+            client_latency_ms: number | null;
+            /**
+             * Client Read Bytes
+             * @description bytes/s read by the NFS clients
+             */
+            client_read_bytes: number;
+            /**
+             * Client Read Ops
+             * @description NFS reads per second
+             */
+            client_read_ops: number;
+            /**
+             * Client Write Bytes
+             * @description bytes/s written by the NFS clients
+             */
+            client_write_bytes: number;
+            /**
+             * Client Write Ops
+             * @description NFS writes per second
+             */
+            client_write_ops: number;
+            /**
+             * Compressratio
+             * @description logical / physical bytes (mean over appliances)
+             */
+            compressratio: number | null;
+            /**
+             * L2 Hit Ratio
+             * @description L2ARC hits / lookups, weighted by client reads
+             */
+            l2_hit_ratio: number | null;
+            /**
+             * Lun Iops
+             * @description I/Os per second reaching the data LUNs
+             */
+            lun_iops: number;
+            /**
+             * Lun Read Bytes
+             * @description bytes/s read from the data LUNs
+             */
+            lun_read_bytes: number;
+            /**
+             * Lun Read Latency Ms
+             * @description mean LUN read time
+             */
+            lun_read_latency_ms: number | null;
+            /**
+             * Lun Read Ops
+             * @description reads per second reaching the data LUNs
+             */
+            lun_read_ops: number;
+            /**
+             * Lun Write Bytes
+             * @description bytes/s written to the data LUNs
+             */
+            lun_write_bytes: number;
+            /**
+             * Lun Write Latency Ms
+             * @description mean LUN write time
+             */
+            lun_write_latency_ms: number | null;
+            /**
+             * Lun Write Ops
+             * @description writes per second reaching the data LUNs
+             */
+            lun_write_ops: number;
+            /**
+             * Read Offload
+             * @description client read bytes / LUN read bytes
+             */
+            read_offload: number | null;
+            /**
+             * T
+             * Format: date-time
+             * @description start of the bucket (UTC)
+             */
+            t: string;
+            /**
+             * Write Offload
+             * @description client write bytes / LUN write bytes
+             */
+            write_offload: number | null;
+        };
+        /** FleetSeriesPoint */
+        FleetSeriesPoint: {
+            /**
+             * Appliances
+             * @description appliances with samples in this bucket
+             */
+            appliances: number;
+            /**
+             * Arc Hit Ratio
+             * @description ARC hits / lookups, weighted by client reads
+             */
+            arc_hit_ratio: number | null;
+            /**
+             * Client Iops
+             * @description NFS operations per second (reads and writes)
+             */
+            client_iops: number;
+            /**
+             * Client Latency Ms
+             * @description mean NFS operation time at the server (ganesha counts it; the kernel server does not)
+             */
+            client_latency_ms: number | null;
+            /**
+             * Client Read Bytes
+             * @description bytes/s read by the NFS clients
+             */
+            client_read_bytes: number;
+            /**
+             * Client Read Ops
+             * @description NFS reads per second
+             */
+            client_read_ops: number;
+            /**
+             * Client Write Bytes
+             * @description bytes/s written by the NFS clients
+             */
+            client_write_bytes: number;
+            /**
+             * Client Write Ops
+             * @description NFS writes per second
+             */
+            client_write_ops: number;
+            /**
+             * Compressratio
+             * @description logical / physical bytes (mean over appliances)
+             */
+            compressratio: number | null;
+            /**
+             * L2 Hit Ratio
+             * @description L2ARC hits / lookups, weighted by client reads
+             */
+            l2_hit_ratio: number | null;
+            /**
+             * Lun Iops
+             * @description I/Os per second reaching the data LUNs
+             */
+            lun_iops: number;
+            /**
+             * Lun Read Bytes
+             * @description bytes/s read from the data LUNs
+             */
+            lun_read_bytes: number;
+            /**
+             * Lun Read Latency Ms
+             * @description mean LUN read time
+             */
+            lun_read_latency_ms: number | null;
+            /**
+             * Lun Read Ops
+             * @description reads per second reaching the data LUNs
+             */
+            lun_read_ops: number;
+            /**
+             * Lun Write Bytes
+             * @description bytes/s written to the data LUNs
+             */
+            lun_write_bytes: number;
+            /**
+             * Lun Write Latency Ms
+             * @description mean LUN write time
+             */
+            lun_write_latency_ms: number | null;
+            /**
+             * Lun Write Ops
+             * @description writes per second reaching the data LUNs
+             */
+            lun_write_ops: number;
+            /**
+             * Read Offload
+             * @description client read bytes / LUN read bytes
+             */
+            read_offload: number | null;
+            /**
+             * T
+             * Format: date-time
+             * @description start of the bucket (UTC)
+             */
+            t: string;
+            /**
+             * Write Offload
+             * @description client write bytes / LUN write bytes
+             */
+            write_offload: number | null;
+        };
+        /**
+         * FleetView
+         * @description Every appliance of every deployment, read concurrently, each within its own time budget.
+         */
+        FleetView: {
+            /**
+             * Bucket Seconds
+             * @description the width of a series point
+             */
+            bucket_seconds: number;
+            /**
+             * Deployments
+             * @description deployments with appliances, by name
+             */
+            deployments: components["schemas"]["FleetDeployment"][];
+            /** @description the fleet's figures over the window (appliances summed) */
+            figures: components["schemas"]["FleetFigures"];
+            /**
+             * Minutes
+             * @description the window the figures and series cover, up to now
+             */
+            minutes: number;
+            /**
+             * Seconds
+             * @description how long reading the whole fleet took
+             */
+            seconds: number;
+            /**
+             * Series
+             * @description the fleet's figures per bucket, oldest first
+             */
+            series: components["schemas"]["FleetSeriesPoint"][];
+            /**
+             * Timeout Seconds
+             * @description each appliance's time budget for all its reads
+             */
+            timeout_seconds: number;
+        };
+        /**
          * HTTPValidationError
          * @description The 422 a request the schema refuses gets (what ``install`` answers; FastAPI's default differs).
          */
@@ -4539,6 +5077,29 @@ export interface components {
              * @description Planned objects that exist already
              */
             unchanged: number;
+        };
+        /** PoolSpace */
+        PoolSpace: {
+            /**
+             * Allocated
+             * @description bytes allocated
+             */
+            allocated: number;
+            /**
+             * Health
+             * @description zpool's health
+             */
+            health: string;
+            /**
+             * Name
+             * @description ZFS pool name
+             */
+            name: string;
+            /**
+             * Size
+             * @description bytes in the pool
+             */
+            size: number;
         };
         /**
          * Profile
@@ -5883,6 +6444,46 @@ export interface components {
              * @description the device in the pool, as its path in the pool's vdevs
              */
             old: string;
+        };
+        /**
+         * ZfsPoolSpace
+         * @description One pool's line of ``zpool list``: its space and health.
+         */
+        ZfsPoolSpace: {
+            /**
+             * Allocated
+             * @description bytes allocated
+             * @default 0
+             */
+            allocated: number;
+            /**
+             * Free
+             * @description bytes free
+             * @default 0
+             */
+            free: number;
+            /**
+             * Guid
+             * @description the pool's GUID in decimal (what tells it from any other)
+             */
+            guid?: string | null;
+            /**
+             * Health
+             * @description zpool's health (SUSPENDED for a pool whose I/O failed)
+             * @default UNKNOWN
+             */
+            health: string;
+            /**
+             * Name
+             * @description pool name
+             */
+            name: string;
+            /**
+             * Size
+             * @description bytes in the pool (0 when the pool cannot say)
+             * @default 0
+             */
+            size: number;
         };
         /**
          * ZfsPoolSpec
@@ -7496,6 +8097,338 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    fleet_view_api_fleet_get: {
+        parameters: {
+            query?: {
+                /** @description the window, up to now */
+                minutes?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetView"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    appliance_route_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                name: string;
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    appliance_route_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                name: string;
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    appliance_route_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                name: string;
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    appliance_route_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                name: string;
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    appliance_route_patch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_id: number;
+                name: string;
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -11760,6 +12693,89 @@ export interface operations {
             };
             /** @description Session cookie without its CSRF header */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unprocessable Entity */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pool_space_api_storage_space_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ZfsPoolSpace"][];
+                };
+            };
+            /** @description Not logged in */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

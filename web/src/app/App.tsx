@@ -8,6 +8,7 @@ import { SessionWatcher } from './SessionWatcher';
 import { PageOutlet } from './PageOutlet';
 import {
   AppliancesPage,
+  FleetPage,
   CalibrationPage,
   DatasetsPage,
   DesktopPoolsPage,
@@ -68,6 +69,7 @@ export function App() {
               <Route path="/deploy" element={<WizardPage />} />
               <Route path="/deploy/:step" element={<WizardPage />} />
               <Route path="/pools" element={<DesktopPoolsPage />} />
+              <Route path="/fleet" element={<FleetPage />} />
               <Route path="/appliances" element={<AppliancesPage />} />
               <Route path="/settings" element={<SettingsPage />} />
               <Route path="/storage" element={<StorageDashboardPage />} />

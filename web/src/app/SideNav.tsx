@@ -6,6 +6,7 @@ const items = [
   { to: '/vcenters', label: 'vCenters', icon: 'vmw-app' },
   { to: '/deploy', label: 'Deploy', icon: 'deploy' },
   { to: '/pools', label: 'Desktop pools', icon: 'vm' },
+  { to: '/fleet', label: 'Fleet', icon: 'line-chart' },
   { to: '/appliances', label: 'Appliances', icon: 'cluster' },
   { to: '/settings', label: 'Settings', icon: 'cog' },
 ] as const;

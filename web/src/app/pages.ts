@@ -6,6 +6,7 @@ export const LoginPage = lazyPage(() => import('../pages/login/LoginPage'), 'Log
 export const VCentersPage = lazyPage(() => import('../pages/vcenters/VCentersPage'), 'VCentersPage');
 export const WizardPage = lazyPage(() => import('../pages/wizard/WizardPage'), 'WizardPage');
 export const DesktopPoolsPage = lazyPage(() => import('../pages/pools/DesktopPoolsPage'), 'DesktopPoolsPage');
+export const FleetPage = lazyPage(() => import('../pages/fleet/FleetPage'), 'FleetPage');
 export const AppliancesPage = lazyPage(() => import('../pages/appliances/AppliancesPage'), 'AppliancesPage');
 export const SettingsPage = lazyPage(() => import('../pages/settings/SettingsPage'), 'SettingsPage');
 export const InventoryPage = lazyPage(() => import('../pages/inventory/InventoryPage'), 'InventoryPage');
@@ -26,6 +27,7 @@ const BY_PATH: readonly [string, LazyPage][] = [
   ['/vcenters/:id/inventory', InventoryPage],
   ['/deploy/*', WizardPage],
   ['/pools', DesktopPoolsPage],
+  ['/fleet', FleetPage],
   ['/appliances', AppliancesPage],
   ['/settings', SettingsPage],
   ['/storage', StorageDashboardPage],

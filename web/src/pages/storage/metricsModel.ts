@@ -9,6 +9,27 @@ export const COLORS = {
   green: '#318700',
 };
 
+/** What a chart reads of a point: one appliance's sample interval, or a bucket of the fleet's figures. */
+export type ChartPoint = Pick<
+  MetricPoint,
+  | 'arc_hit_ratio'
+  | 'l2_hit_ratio'
+  | 'read_offload'
+  | 'write_offload'
+  | 'client_read_ops'
+  | 'client_write_ops'
+  | 'lun_read_ops'
+  | 'lun_write_ops'
+  | 'client_latency_ms'
+  | 'lun_read_latency_ms'
+  | 'lun_write_latency_ms'
+  | 'client_read_bytes'
+  | 'client_write_bytes'
+  | 'lun_read_bytes'
+  | 'lun_write_bytes'
+  | 'compressratio'
+>;
+
 export interface ChartSpec {
   key: string;
   title: string;
@@ -24,7 +45,7 @@ export interface ChartSpec {
 /** Ticks on round KiB/s, MiB/s ... rather than on round decimal byte counts. */
 export const binaryUnit = (max: number) => 1024 ** Math.max(0, Math.floor(Math.log(Math.max(max, 1)) / Math.log(1024)));
 
-const pick = (points: MetricPoint[], f: (p: MetricPoint) => number | null | undefined) =>
+const pick = (points: ChartPoint[], f: (p: ChartPoint) => number | null | undefined) =>
   points.map((p) => {
     const v = f(p);
     return v === undefined || v === null || !Number.isFinite(v) ? null : v;
@@ -58,7 +79,7 @@ export function rate(bytes: number): string {
 }
 
 /** The six dashboard charts, in reading order. */
-export function chartSpecs(points: MetricPoint[]): ChartSpec[] {
+export function chartSpecs(points: ChartPoint[]): ChartSpec[] {
   return [
     {
       key: 'hits',
