@@ -23,7 +23,7 @@ from typing import Any
 
 from appliance.control import metrics
 from bench import cpu, iostat, txgs
-from lab import appliance_env, guest_clock
+from lab import appliance_env, console, guest_clock
 from lab.appliance_api import ApplianceApi
 from lab.appliance_vm import ApplianceVm, VmConfig
 from lab.san import San
@@ -175,15 +175,28 @@ class ApplianceStack(Stack):
             self.directory / "env", self.key, {"nfs_backend": self.nfs_backend}
         )
         luns = [lun for lun in self.san.luns if lun.name != "lun1"]  # lun1 carries the background load
-        vm = ApplianceVm(
-            VmConfig(
-                self.image, self.directory, self.san.socket, luns, self.key,
-                memory_mib=self.memory_mib, cdrom=iso, tied=True, tap=self.tap,
-            )
+        config = VmConfig(
+            self.image, self.directory, self.san.socket, luns, self.key,
+            memory_mib=self.memory_mib, cdrom=iso, tied=True, tap=self.tap,
         )  # fmt: skip
-        self.vm = vm.start()
-        self.api = ApplianceApi(vm.config.host_ports["https"], self.directory / "api.crt", timeout=600)
-        seconds, _ = self.api.wait_health(vm.started_at, 600, vm.check, vm.console)
+
+        def boot() -> tuple[ApplianceVm, ApplianceApi, float]:
+            vm = self.vm = ApplianceVm(config).start()
+            api = ApplianceApi(config.host_ports["https"], self.directory / "api.crt", timeout=600)
+            return vm, api, api.wait_health(vm.started_at, 600, vm.check, vm.console)[0]
+
+        def kill() -> None:
+            if self.vm is not None:
+                self.vm.kill()
+                self.vm = None
+
+        # under TCG a boot can oops in early boot: the emulator's, not the appliance's (lab.console)
+        vm, self.api, seconds = console.booting(
+            boot,
+            self.directory / "console.log",
+            kill,
+            lambda words: print(f"bench: {self.name}: {words}", flush=True),
+        )
         vm.wait_ssh(300)
         if self.tap is not None:
             vm.open_tap()

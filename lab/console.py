@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from appliance.image.serial import panic, text
 
@@ -33,6 +34,8 @@ LOGIN = re.compile(r"\S+ login: ")
 GREETING = re.compile(r"^arcvsa \S+ - virtual storage appliance$", re.MULTILINE)
 
 
+T = TypeVar("T")
+
 # The console line after which a guest panic is no longer early boot's.
 EARLY_BOOT_DONE = "ZFS: Loaded module"
 
@@ -43,6 +46,27 @@ def panicked_early(path: Path) -> bool:
     worth a fresh boot."""
     seen = text(path)
     return panic(seen) is not None and EARLY_BOOT_DONE not in seen
+
+
+#: boots more a guest gets whose kernel panicked in early boot (see panicked_early)
+EARLY_PANIC_RETRIES = 2
+
+
+def booting(start: Callable[[], T], log: Path, stop: Callable[[], None], say: Callable[[str], None]) -> T:
+    """``start()``: a boot up to the api's health. A panic in early boot (the emulator's, not the
+    appliance's) stops that VM and boots again, at most EARLY_PANIC_RETRIES times, saying so; a later
+    panic, or one more, is raised. ``log`` is the console's file."""
+    for attempt in range(EARLY_PANIC_RETRIES + 1):
+        try:
+            return start()
+        except GuestPanicked as err:
+            if attempt == EARLY_PANIC_RETRIES or not panicked_early(log):
+                raise
+            say(
+                f"guest kernel panic in early boot (before ZFS loaded): {err.lines.splitlines()[0]}; booting again"
+            )
+            stop()
+    raise GuestPanicked("no boot attempted")  # EARLY_PANIC_RETRIES is never negative
 
 
 class ConsoleError(RuntimeError):

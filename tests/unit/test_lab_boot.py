@@ -7,6 +7,7 @@ A stand-in takes qemu's place (the real one needs the image); its console is a r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,30 @@ def test_a_panic_after_zfs_loaded_gets_one_more_boot_only(tmp_path: Path, monkey
     with pytest.raises(console.GuestPanicked, match="again"):
         lab_boot.boot(Path("image"), Path("key"), _San(), tmp_path)
     assert tried == ["console-failed-1.log", "console-failed-2.log"]
+
+
+def test_a_boot_that_oopses_in_early_boot_is_booted_again_twice_and_no_more(tmp_path: Path) -> None:
+    log = tmp_path / "console.log"
+    early = "[   26.227285] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+    said: list[str] = []
+    stopped: list[int] = []
+
+    def boots(outcomes: list[str | None]) -> Callable[[], str]:
+        def start() -> str:
+            found = outcomes.pop(0)
+            if found is None:
+                return "up"
+            log.write_text(found)
+            raise console.GuestPanicked(found.strip())
+
+        return start
+
+    assert console.booting(boots([early, early, None]), log, lambda: stopped.append(1), said.append) == "up"
+    assert len(stopped) == 2 and len(said) == 2 and "before ZFS loaded" in said[0]
+    with pytest.raises(console.GuestPanicked):  # a third early panic: the host's emulator, reported
+        console.booting(boots([early, early, early]), log, lambda: None, said.append)
+    late = f"{console.EARLY_BOOT_DONE}\n{early}"
+    stopped.clear()
+    with pytest.raises(console.GuestPanicked):  # after ZFS loaded: the appliance's, never retried
+        console.booting(boots([late, None]), log, lambda: stopped.append(1), said.append)
+    assert stopped == []
