@@ -528,7 +528,8 @@ def test_the_fleet_dashboard_with_a_dead_and_a_slow_appliance(
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
     gw, files, _ = replay_log("metrics_series", tmp_path / "recorded")
     now = datetime.now(UTC)
-    samples = [sampler.take(gw, files, now - timedelta(seconds=10 * (3 - i))) for i in range(4)]
+    # a minute apart: three points in three of the 1-hour view's one-minute buckets, whatever the second
+    samples = [sampler.take(gw, files, now - timedelta(seconds=60 * (3 - i))) for i in range(4)]
     silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never speaks TLS
     with (
         silent,

@@ -7,8 +7,8 @@ import { ErrorState } from '../../components/ErrorState';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { SelectField } from '../../components/SelectField';
-import { LineChart } from '../../components/charts/LineChart';
 import { formatBytes } from '../../format';
+import { ChartGrid } from '../storage/ChartGrid';
 import { RANGES, RangePicker } from '../storage/RangePicker';
 import { RefreshButton } from '../storage/RefreshButton';
 import { chartSpecs, iops, ms, percent, ratio, times } from '../storage/metricsModel';
@@ -136,22 +136,7 @@ export function FleetPage() {
               <p cds-text="secondary">Each appliance records one sample every 10 s while ZFS is loaded; charts appear after two.</p>
             </div>
           ) : (
-            <div className="dashboard-grid" data-testid="fleet-charts">
-              {charts.map((c) => (
-                <LineChart
-                  key={c.key}
-                  title={c.title}
-                  description={c.description}
-                  times={timesMs}
-                  series={c.series}
-                  format={c.format}
-                  readout={c.readout}
-                  yMin={c.yMin}
-                  yMax={c.yMax}
-                  tickUnit={c.tickUnit}
-                />
-              ))}
-            </div>
+            <ChartGrid charts={charts} times={timesMs} testId="fleet-charts" />
           )}
         </div>
       )}

@@ -4,7 +4,7 @@ import { useMetrics, useMetricsSummary } from '../../api/metrics';
 import { ErrorState } from '../../components/ErrorState';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
-import { LineChart } from '../../components/charts/LineChart';
+import { ChartGrid } from './ChartGrid';
 import { DatastoreCards } from './DatastoreCards';
 import { chartSpecs } from './metricsModel';
 import { RangePicker } from './RangePicker';
@@ -49,22 +49,7 @@ export function StorageDashboardPage() {
         </div>
       )}
       {metrics.isSuccess && metrics.data.points.length > 0 && (
-        <div className="dashboard-grid" aria-busy={metrics.isFetching}>
-          {charts.map((c) => (
-            <LineChart
-              key={c.key}
-              title={c.title}
-              description={c.description}
-              times={times}
-              series={c.series}
-              format={c.format}
-              readout={c.readout}
-              yMin={c.yMin}
-              yMax={c.yMax}
-              tickUnit={c.tickUnit}
-            />
-          ))}
-        </div>
+        <ChartGrid charts={charts} times={times} busy={metrics.isFetching} />
       )}
     </>
   );
