@@ -199,7 +199,7 @@ class Lab:
         patches its own text during early boot) is the emulator's, not the appliance's: qemu is killed
         and started again, at most twice, and the panic is recorded. A panic after ZFS loaded fails.
         """
-        for _ in range(3):
+        for _ in range(vmconsole.EARLY_PANIC_RETRIES + 1):
             try:
                 with boot_slot():
                     self.vm.start()

@@ -42,10 +42,6 @@ class ApplianceSessions:
             status, data = api.exchange_once(method, path, body)
         return status, data
 
-    def forget(self, api: ApplianceApi) -> None:
-        with self._lock:
-            self._tokens.pop((api.endpoint, api.thumbprint), None)
-
     def _login(self, api: ApplianceApi, password: str, key: tuple[str, str]) -> None:
         with self._lock:
             self._tokens.pop(key, None)

@@ -9,6 +9,7 @@ import { env, logIn } from './session';
 
 interface Figures {
   arc_hit_ratio: number | null;
+  read_offload: number | null;
   compressratio: number | null;
   client_iops: number;
 }
@@ -63,7 +64,11 @@ test('the fleet: every appliance with its figures, the dead and the slow one nam
     const line = row(page, 'vsa-a0');
     await expect(line.locator('[data-column="compressratio"]')).toHaveText(`${f?.compressratio?.toFixed(2)}x`);
     await expect(line.locator('[data-column="arc_hit_ratio"]')).toHaveText(`${Math.round((f?.arc_hit_ratio ?? 0) * 100)} %`);
-    await expect(line.locator('[data-column="read_offload"]')).not.toHaveText('');
+    // the page's "times" format: one decimal below 10, none above, a trailing ".0" dropped
+    const offload = f?.read_offload ?? null;
+    expect(offload).not.toBeNull();
+    const shown = ((offload ?? 0) >= 10 ? (offload ?? 0).toFixed(0) : (offload ?? 0).toFixed(1)).replace(/\.0$/, '');
+    await expect(line.locator('[data-column="read_offload"]')).toHaveText(`${shown}x`);
     await expect(detail(page, 'vsa-a0').getByTestId('fleet-alerts')).toContainText('chronyd');
     await expect(line.locator('[data-column="alerts"]')).toHaveText('1'); // the recording's clock alert
     await expect(row(page, 'vsa-a1').locator('[data-column="client_iops"]')).toHaveText('0'); // no samples

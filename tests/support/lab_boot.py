@@ -28,7 +28,7 @@ class BootedAppliance:
         self.health: dict[str, object] = {}
 
 
-EARLY_PANIC_RETRIES = 2
+EARLY_PANIC_RETRIES = console.EARLY_PANIC_RETRIES
 
 
 def boot(

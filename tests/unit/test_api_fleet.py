@@ -253,9 +253,8 @@ def test_a_kept_appliance_session_that_ended_logs_in_once_more(tmp_path: Path) -
         assert sessions.read(again, fleet_flows.PASSWORD, "/api/alerts") == alerts
         assert again.token and again.token != kept
         wrong = ApplianceApi(server.endpoint, server.thumbprint, name="vsa-0")
-        sessions.forget(wrong)
-        with pytest.raises(ApplianceLoginFailed):
-            sessions.read(wrong, "not-the-password", "/api/alerts")
+        with pytest.raises(ApplianceLoginFailed):  # no token kept there: the password is asked
+            ApplianceSessions().read(wrong, "not-the-password", "/api/alerts")
         with pytest.raises(ApplianceRequestRefused) as refused:
             sessions.read(again, fleet_flows.PASSWORD, "/api/storage/pools/nope")
     assert refused.value.status == 404, "only a 401 logs in again; any other refusal is the caller's"
