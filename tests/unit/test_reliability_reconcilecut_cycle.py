@@ -1,5 +1,5 @@
 """A whole reconcile-cut cycle (reliability.reconcilecut.cut_cycle) against a fake appliance: the three
-clients in their threads, the cut, the reboot, the observations and the verdict, in about a second.
+clients in their threads, the cut, the reboot, the observations and the verdict, in a few seconds.
 
 The fake stores a change and then answers it, as the api does (reconcile, commit, answer): a request in
 its last step when the power goes is stored but never answered. It can fail the ways the case exists to
@@ -189,12 +189,13 @@ class _Lab:
 
 @pytest.fixture(autouse=True)
 def quick(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A burst of a few tenths of a second, observations back to back, a limit of a second."""
+    """A burst of a few tenths of a second, observations back to back, a limit of a few seconds: on a
+    loaded two-core runner the first observation after the boot can take over a second."""
     monkeypatch.setattr(reconcilecut, "BURST_FROM_S", 0.2)
     monkeypatch.setattr(reconcilecut, "BURST_S", 0.4)
     monkeypatch.setattr(reconcilecut, "PAUSE_S", 0.01)
     monkeypatch.setattr(reconcilecut, "OBSERVE_EVERY_S", 0.01)
-    monkeypatch.setattr(reconcilecut, "CONVERGE_S", 1.0)
+    monkeypatch.setattr(reconcilecut, "CONVERGE_S", 4.0)
 
 
 def cycle(fake: FakeAppliance, monkeypatch: pytest.MonkeyPatch, seed: int = 11) -> dict[str, Any]:
