@@ -19,6 +19,7 @@ from api.errors import InvalidInput, NotFound
 from api.fleet.sessions import ApplianceSessions
 from api.secretbox import SecretBox
 from provisioning.appliance_api import ApplianceApi
+from provisioning.appliance_errors import ApplianceRequestRefused
 from provisioning.health import endpoint_of
 from provisioning.plan import DeploymentPlan
 
@@ -71,4 +72,12 @@ def forward(
     endpoint, thumbprint, password = appliance(db, box, deployment_id, name)
     timeout = READ_TIMEOUT if method == "GET" else CHANGE_TIMEOUT
     api = ApplianceApi(endpoint, thumbprint, name=name, timeout=timeout)
-    return sessions.send(api, password, method, path, body)
+    status, data = sessions.send(api, password, method, path, body)
+    if status == 401:
+        # Passed on as it is, a 401 would tell the browser that its own session with the manager is gone.
+        raise ApplianceRequestRefused(
+            f"{name} refused the manager's session even after a fresh login; try again, or check its admin user",
+            status=status,
+            code="not_authenticated",
+        )
+    return status, data

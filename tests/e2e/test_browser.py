@@ -575,3 +575,41 @@ def test_the_fleet_dashboard_with_a_dead_and_a_slow_appliance(
                 assert made.status_code == 201, made.text
         run = spec_run.run("fleet.spec.ts", spec_run.base_env(server.url, PASSWORD), capsys)
     assert run.passed, run.why("the Playwright fleet journey failed")
+
+
+def test_an_appliances_storage_pages_through_the_manager(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fleet-storage.spec.ts: from the Fleet page to one appliance's Pools page on the manager, and a pool
+    grown there. The appliance is the real arcvsa api on the strict replay of the lab VM's 'api_pools'
+    recording; its pool was made through the manager before the page opens, as the recording's own flow
+    did, so the grow the page asks for is the one the lab VM answered."""
+    from e2e.jobs_harness import lab_api
+    from fixtures.appliance import api_flows, fleet_flows
+    from support.appliance_server import replayed_appliances
+
+    from lab.vcsim import CLUSTER, DATACENTER, DATASTORES
+
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    with (
+        replayed_appliances(tmp_path / "appliances", 1, "api_pools", fleet_flows.PASSWORD) as served,
+        ApiServer(tmp_path / "data", PASSWORD, web_dist=dist) as server,
+        lab_api(server, vcsim) as (api, vcenter_id),
+    ):
+        appliance = served[0][0]
+        one = {"host": "DC0_C0_H0", "name": "vsa-p0", "api_endpoint": appliance.endpoint,
+               "api_thumbprint_sha256": appliance.thumbprint}  # fmt: skip
+        fleet = {"ova_path": "arcvsa.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                 "admin_password": fleet_flows.PASSWORD, "appliances": [one]}  # fmt: skip
+        plan = {"name": "e2e-fleet-p", "datacenter": DATACENTER, "cluster": CLUSTER, "fleet": fleet,
+                "nfs": {"name": "arcvsa-nfs", "server": "192.0.2.21", "path": "/tank/vdi"}}  # fmt: skip
+        made = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
+        assert made.status_code == 201, made.text
+        base = f"/api/fleet/{made.json()['id']}/appliances/vsa-p0/api/storage"
+        for method, path, body in api_flows.API_POOLS[:2]:  # its NFS server, then pool tank on one LUN
+            r = api.request(method, base + path.removeprefix("/api/storage"), json=body)
+            assert r.status_code in (200, 201), r.text
+        env = {**spec_run.base_env(server.url, PASSWORD), "ARCVSA_FREE_LUN": api_flows.LUN1}
+        run = spec_run.run("fleet-storage.spec.ts", env, capsys)
+    assert run.passed, run.why("the Playwright drill-down journey failed")

@@ -261,7 +261,7 @@ def test_a_kept_appliance_session_that_ended_logs_in_once_more(tmp_path: Path) -
 
 
 def test_an_appliances_storage_routes_answer_through_the_manager_as_the_appliance_gives_them(
-    admin: TestClient, site: Vcsim, tmp_path: Path
+    admin: TestClient, site: Vcsim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with replayed_appliances(tmp_path / "fleet", 1, "fleet", fleet_flows.PASSWORD) as served:
         server = served[0][0]
@@ -299,4 +299,10 @@ def test_an_appliances_storage_routes_answer_through_the_manager_as_the_applianc
         unpinned = admin.get(f"/api/fleet/{dep}/appliances/vsa-9/api/alerts")
         assert unpinned.status_code == 422 and "not known yet" in unpinned.json()["detail"]
         assert admin.get("/api/fleet/999/appliances/vsa-0/api/alerts").status_code == 404
+
+        # An appliance that refuses even a fresh session is its fault, not the end of the browser's.
+        monkeypatch.setattr(ApplianceSessions, "send", lambda *_: (401, {"detail": "Not authenticated"}))
+        shut = admin.get(f"{base}/api/alerts")
+        assert (shut.status_code, shut.json()["code"]) == (422, "appliance_refused"), shut.text
+        assert "vsa-0" in shut.json()["detail"] and admin.get("/api/auth/me").status_code == 200
     assert fleet_flows.PASSWORD not in disks.text

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from './client';
+import { useStorageScope } from './scope';
 import { call } from './errors';
 import type { paths } from './schema';
 import { retryUnreachable } from './storage';
@@ -10,9 +10,10 @@ const INTERVAL_MS = 15_000;
 
 /** What needs attention now (a suspended or degraded pool, a failing LUN); read again every 15 s. */
 export function useAlerts() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: ['alerts'],
-    queryFn: () => call(api.GET('/api/alerts')),
+    queryKey: [...key, 'alerts'],
+    queryFn: () => call(client.GET('/api/alerts')),
     refetchInterval: INTERVAL_MS,
     retry: retryUnreachable,
   });

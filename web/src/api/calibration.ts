@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './client';
+import { useStorageScope } from './scope';
 import { call } from './errors';
 import type { components } from './schema';
 
@@ -19,35 +19,39 @@ export function isRunning(c: Calibration): boolean {
 
 /** Every calibration, newest first; read again every 2 s while one runs, so its progress moves. */
 export function useCalibrations() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: calibrationsKey,
-    queryFn: () => call(api.GET('/api/calibrations')),
+    queryKey: [...key, ...calibrationsKey],
+    queryFn: () => call(client.GET('/api/calibrations')),
     refetchInterval: (query) => (query.state.data?.some(isRunning) ? 2000 : false),
   });
 }
 
 export function useStartCalibration() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: CalibrationCreate) => call(api.POST('/api/calibrations', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: calibrationsKey }),
+    mutationFn: (body: CalibrationCreate) => call(client.POST('/api/calibrations', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...calibrationsKey] }),
   });
 }
 
 export function useCancelCalibration() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (id: number) =>
-      call(api.POST('/api/calibrations/{calibration_id}/cancel', { params: { path: { calibration_id: id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: calibrationsKey }),
+      call(client.POST('/api/calibrations/{calibration_id}/cancel', { params: { path: { calibration_id: id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...calibrationsKey] }),
   });
 }
 
 export function useDeleteCalibration() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (id: number) =>
-      call(api.DELETE('/api/calibrations/{calibration_id}', { params: { path: { calibration_id: id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: calibrationsKey }),
+      call(client.DELETE('/api/calibrations/{calibration_id}', { params: { path: { calibration_id: id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...calibrationsKey] }),
   });
 }

@@ -27,4 +27,5 @@ const sessionWatch: Middleware = {
 
 // The api serves this app itself (same origin), so every URL is relative.
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
-api.use(csrf, sessionWatch);
+export const middlewares = [csrf, sessionWatch] as const;
+api.use(...middlewares);

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from './client';
+import { useStorageScope } from './scope';
 import { call } from './errors';
 import type { paths } from './schema';
 import { retryUnreachable } from './storage';
@@ -13,9 +13,10 @@ const DEFAULT_INTERVAL_MS = 10_000;
 
 /** Rates per sampling interval over the last ``minutes``; read again every interval. */
 export function useMetrics(minutes: number) {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: ['storage', 'metrics', minutes],
-    queryFn: () => call(api.GET('/api/storage/metrics', { params: { query: { minutes } } })),
+    queryKey: [...key, 'storage', 'metrics', minutes],
+    queryFn: () => call(client.GET('/api/storage/metrics', { params: { query: { minutes } } })),
     refetchInterval: (query) => {
       const seconds = query.state.data?.interval_seconds;
       return query.state.status === 'error' ? false : seconds ? seconds * 1000 : DEFAULT_INTERVAL_MS;
@@ -27,9 +28,10 @@ export function useMetrics(minutes: number) {
 
 /** The latest sample: a card per datastore and the ARC now. */
 export function useMetricsSummary() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: ['storage', 'metrics', 'summary'],
-    queryFn: () => call(api.GET('/api/storage/metrics/summary')),
+    queryKey: [...key, 'storage', 'metrics', 'summary'],
+    queryFn: () => call(client.GET('/api/storage/metrics/summary')),
     refetchInterval: (query) => (query.state.status === 'error' ? false : DEFAULT_INTERVAL_MS),
     retry: retryUnreachable,
   });

@@ -1,5 +1,5 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from './client';
+import { useStorageScope } from './scope';
 import { ApiError, call } from './errors';
 import type { paths } from './schema';
 
@@ -45,18 +45,20 @@ export function retryUnreachable(count: number, error: unknown): boolean {
  * no Storage group, and a storage page says why instead of failing).
  */
 export function useStoragePresence() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: ['storage', 'presence'],
-    queryFn: () => call(api.GET('/api/storage/presence')),
+    queryKey: [...key, 'storage', 'presence'],
+    queryFn: () => call(client.GET('/api/storage/presence')),
     retry: retryUnreachable,
     staleTime: Infinity, // a machine's role does not change while the page is open
   });
 }
 
 export function useDisks() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: disksKey,
-    queryFn: () => call(api.GET('/api/storage/disks')),
+    queryKey: [...key, ...disksKey],
+    queryFn: () => call(client.GET('/api/storage/disks')),
     retry: retryUnreachable,
   });
 }
@@ -67,9 +69,10 @@ export function isScanning(pool: ZfsPoolHealth): boolean {
 }
 
 export function usePools() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: poolsKey,
-    queryFn: () => call(api.GET('/api/storage/pools')),
+    queryKey: [...key, ...poolsKey],
+    queryFn: () => call(client.GET('/api/storage/pools')),
     retry: retryUnreachable,
     // A scrub or resilver runs in the background: read again until it ends so its progress moves.
     refetchInterval: (query) => (query.state.data?.some(isScanning) ? 5000 : false),
@@ -78,22 +81,24 @@ export function usePools() {
 
 /** Create a pool; disks and pools are read again (the disks it took are no longer free). */
 export function useCreatePool() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: ZfsPoolSpec) => call(api.POST('/api/storage/pools', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+    mutationFn: (body: ZfsPoolSpec) => call(client.POST('/api/storage/pools', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] }),
   });
 }
 
 /** Destroy a pool and clear its disks' ZFS labels, so the next pool takes them without force. */
 export function useDestroyPool() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (name: string) =>
-      call(api.DELETE('/api/storage/pools/{name}', { params: { path: { name }, query: { free_disks: true } } })),
+      call(client.DELETE('/api/storage/pools/{name}', { params: { path: { name }, query: { free_disks: true } } })),
     onSuccess: (_, name) => {
-      queryClient.removeQueries({ queryKey: datasetsKey(name) });
-      return queryClient.invalidateQueries({ queryKey: storageKey });
+      queryClient.removeQueries({ queryKey: [...key, ...datasetsKey(name)] });
+      return queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] });
     },
   });
 }
@@ -102,58 +107,64 @@ const byName = (name: string) => ({ params: { path: { name } } });
 
 /** Clear a disk's old labels (its name typed out confirms it); the disks are read again. */
 export function useWipeDisk() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: { path: string; confirm: string }) => call(api.POST('/api/storage/disks/wipe', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+    mutationFn: (body: { path: string; confirm: string }) => call(client.POST('/api/storage/disks/wipe', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] }),
   });
 }
 
 /** Grow a pool by LUNs; disks and pools are read again (the LUNs it took are no longer free). */
 export function useGrowPool() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ name, body }: { name: string; body: ZfsPoolGrow }) =>
-      call(api.POST('/api/storage/pools/{name}/devices', { ...byName(name), body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+      call(client.POST('/api/storage/pools/{name}/devices', { ...byName(name), body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] }),
   });
 }
 
 /** Replace a LUN by a free one; the resilver's progress comes with the pools (scan). */
 export function useReplaceDisk() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ name, body }: { name: string; body: ZfsPoolReplace }) =>
-      call(api.POST('/api/storage/pools/{name}/replace', { ...byName(name), body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+      call(client.POST('/api/storage/pools/{name}/replace', { ...byName(name), body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] }),
   });
 }
 
 export function useScrubPool() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(api.POST('/api/storage/pools/{name}/scrub', byName(name))),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+    mutationFn: (name: string) => call(client.POST('/api/storage/pools/{name}/scrub', byName(name))),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] }),
   });
 }
 
 /** Export a pool: it leaves this appliance's lists (its datasets with it) until imported again. */
 export function useExportPool() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => call(api.POST('/api/storage/pools/{name}/export', byName(name))),
+    mutationFn: (name: string) => call(client.POST('/api/storage/pools/{name}/export', byName(name))),
     onSuccess: (_, name) => {
-      queryClient.removeQueries({ queryKey: datasetsKey(name) });
-      return queryClient.invalidateQueries({ queryKey: storageKey });
+      queryClient.removeQueries({ queryKey: [...key, ...datasetsKey(name)] });
+      return queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] });
     },
   });
 }
 
 /** Pools on the LUNs that are not imported (zpool import's list), read afresh each time the form opens. */
 export function useImportablePools() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: importsKey,
-    queryFn: () => call(api.GET('/api/storage/imports')),
+    queryKey: [...key, ...importsKey],
+    queryFn: () => call(client.GET('/api/storage/imports')),
     retry: retryUnreachable,
     gcTime: 0, // dropped when the form closes: the next opening asks zpool again
   });
@@ -161,21 +172,23 @@ export function useImportablePools() {
 
 /** Import one pool by its id, under a new name if given (two pools can share a name; the id cannot). */
 export function useImportPool() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ id, name }: { id: string; name?: string }) =>
       call(
-        api.POST('/api/storage/imports/{pool_id}', { params: { path: { pool_id: id } }, body: name ? { name } : {} }),
+        client.POST('/api/storage/imports/{pool_id}', { params: { path: { pool_id: id } }, body: name ? { name } : {} }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: storageKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...storageKey] }),
   });
 }
 
 export function useDatasets(pool: string | null) {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: datasetsKey(pool ?? ''),
+    queryKey: [...key, ...datasetsKey(pool ?? '')],
     queryFn: () =>
-      call(api.GET('/api/storage/pools/{name}/datasets', { params: { path: { name: pool ?? '' } } })),
+      call(client.GET('/api/storage/pools/{name}/datasets', { params: { path: { name: pool ?? '' } } })),
     enabled: !!pool,
     retry: retryUnreachable,
   });
@@ -183,12 +196,13 @@ export function useDatasets(pool: string | null) {
 
 /** The datasets of every pool, for pickers (exports, zvols); pending while any pool is being read. */
 export function useAllDatasets() {
+  const { client, key } = useStorageScope();
   const pools = usePools();
   const names = pools.data?.map((p) => p.name) ?? [];
   return useQueries({
     queries: names.map((name) => ({
-      queryKey: datasetsKey(name),
-      queryFn: () => call(api.GET('/api/storage/pools/{name}/datasets', { params: { path: { name } } })),
+      queryKey: [...key, ...datasetsKey(name)],
+      queryFn: () => call(client.GET('/api/storage/pools/{name}/datasets', { params: { path: { name } } })),
       retry: retryUnreachable,
     })),
     combine: (results) => ({
@@ -200,22 +214,24 @@ export function useAllDatasets() {
 }
 
 export function useCreateDataset() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: DatasetCreate) => call(api.POST('/api/storage/datasets', { body })),
+    mutationFn: (body: DatasetCreate) => call(client.POST('/api/storage/datasets', { body })),
     onSuccess: (dataset) =>
-      queryClient.invalidateQueries({ queryKey: datasetsKey(dataset.name.split('/')[0] ?? '') }),
+      queryClient.invalidateQueries({ queryKey: [...key, ...datasetsKey(dataset.name.split('/')[0] ?? '')] }),
   });
 }
 
 /** Change some properties of a dataset (quota, reservation, compression ...); the others stay. */
 export function useUpdateDataset() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ name, properties }: { name: string; properties: DatasetProperties }) =>
-      call(api.PATCH('/api/storage/datasets/{name}', { ...byName(name), body: { properties } })),
+      call(client.PATCH('/api/storage/datasets/{name}', { ...byName(name), body: { properties } })),
     onSuccess: (dataset) =>
-      queryClient.invalidateQueries({ queryKey: datasetsKey(dataset.name.split('/')[0] ?? '') }),
+      queryClient.invalidateQueries({ queryKey: [...key, ...datasetsKey(dataset.name.split('/')[0] ?? '')] }),
   });
 }
 
@@ -231,41 +247,46 @@ export type Protocol = ExportView['protocol'];
 const nfsKey = ['storage', 'nfs'] as const;
 
 export function useNfs() {
-  return useQuery({ queryKey: nfsKey, queryFn: () => call(api.GET('/api/storage/nfs')), retry: retryUnreachable });
+  const { client, key } = useStorageScope();
+  return useQuery({ queryKey: [...key, ...nfsKey], queryFn: () => call(client.GET('/api/storage/nfs')), retry: retryUnreachable });
 }
 
 /** Switch the NFS server: the other one is emptied and stopped, the exports move to the new one. */
 export function useSetBackend() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (backend: Backend) => call(api.PUT('/api/storage/nfs/backend', { body: { backend } })),
-    onSuccess: (state) => queryClient.setQueryData(nfsKey, state),
+    mutationFn: (backend: Backend) => call(client.PUT('/api/storage/nfs/backend', { body: { backend } })),
+    onSuccess: (state) => queryClient.setQueryData([...key, ...nfsKey], state),
   });
 }
 
 export function useCreateExport() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: ExportCreate) => call(api.POST('/api/storage/exports', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: nfsKey }),
+    mutationFn: (body: ExportCreate) => call(client.POST('/api/storage/exports', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...nfsKey] }),
   });
 }
 
 export function useUpdateExport() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ id, body }: { id: number; body: ExportUpdate }) =>
-      call(api.PUT('/api/storage/exports/{export_id}', { params: { path: { export_id: id } }, body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: nfsKey }),
+      call(client.PUT('/api/storage/exports/{export_id}', { params: { path: { export_id: id } }, body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...nfsKey] }),
   });
 }
 
 export function useDeleteExport() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (id: number) =>
-      call(api.DELETE('/api/storage/exports/{export_id}', { params: { path: { export_id: id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: nfsKey }),
+      call(client.DELETE('/api/storage/exports/{export_id}', { params: { path: { export_id: id } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...nfsKey] }),
   });
 }
 
@@ -278,38 +299,42 @@ export type VolumeCreate = Body<paths['/api/storage/volumes']['post']>;
 const targetsKey = ['storage', 'iscsi', 'targets'] as const;
 
 export function useTargets() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: targetsKey,
-    queryFn: () => call(api.GET('/api/storage/iscsi/targets')),
+    queryKey: [...key, ...targetsKey],
+    queryFn: () => call(client.GET('/api/storage/iscsi/targets')),
     retry: retryUnreachable,
   });
 }
 
 /** Create a target; the CHAP secret goes to the api once and is never read back. */
 export function useCreateTarget() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: TargetCreate) => call(api.POST('/api/storage/iscsi/targets', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: targetsKey }),
+    mutationFn: (body: TargetCreate) => call(client.POST('/api/storage/iscsi/targets', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...targetsKey] }),
   });
 }
 
 export function useDeleteTarget() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (iqn: string) =>
-      call(api.DELETE('/api/storage/iscsi/targets/{iqn}', { params: { path: { iqn } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: targetsKey }),
+      call(client.DELETE('/api/storage/iscsi/targets/{iqn}', { params: { path: { iqn } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...targetsKey] }),
   });
 }
 
 /** A zvol for an iSCSI LUN; the pool's dataset list is read again. */
 export function useCreateVolume() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: VolumeCreate) => call(api.POST('/api/storage/volumes', { body })),
+    mutationFn: (body: VolumeCreate) => call(client.POST('/api/storage/volumes', { body })),
     onSuccess: (volume) =>
-      queryClient.invalidateQueries({ queryKey: datasetsKey(volume.name.split('/')[0] ?? '') }),
+      queryClient.invalidateQueries({ queryKey: [...key, ...datasetsKey(volume.name.split('/')[0] ?? '')] }),
   });
 }
 
@@ -323,9 +348,10 @@ export type Parameter = Ok<paths['/api/tuning/parameters']['get']>[number];
 const parametersKey = ['tuning', 'parameters'] as const;
 
 export function useProfiles() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: ['tuning', 'profiles'],
-    queryFn: () => call(api.GET('/api/tuning/profiles')),
+    queryKey: [...key, 'tuning', 'profiles'],
+    queryFn: () => call(client.GET('/api/tuning/profiles')),
     staleTime: Infinity, // shipped with the appliance: they change only with it
     retry: retryUnreachable,
   });
@@ -333,22 +359,25 @@ export function useProfiles() {
 
 /** Ask the calculator; it changes nothing on the appliance. */
 export function useRecommendation() {
-  return useMutation({ mutationFn: (body: SizingInput) => call(api.POST('/api/tuning/recommendation', { body })) });
+  const { client } = useStorageScope();
+  return useMutation({ mutationFn: (body: SizingInput) => call(client.POST('/api/tuning/recommendation', { body })) });
 }
 
 export function useParameters() {
+  const { client, key } = useStorageScope();
   return useQuery({
-    queryKey: parametersKey,
-    queryFn: () => call(api.GET('/api/tuning/parameters')),
+    queryKey: [...key, ...parametersKey],
+    queryFn: () => call(client.GET('/api/tuning/parameters')),
     retry: retryUnreachable,
   });
 }
 
 /** Apply module parameters live and persist them (the whole set given is what is set at module load). */
 export function useApplyParameters() {
+  const { client, key } = useStorageScope();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (params: Record<string, number>) => call(api.PUT('/api/tuning/parameters', { body: { params } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: parametersKey }),
+    mutationFn: (params: Record<string, number>) => call(client.PUT('/api/tuning/parameters', { body: { params } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: [...key, ...parametersKey] }),
   });
 }

@@ -6,21 +6,16 @@ import { AppShell } from './AppShell';
 import { RequireAuth } from './RequireAuth';
 import { SessionWatcher } from './SessionWatcher';
 import { PageOutlet } from './PageOutlet';
+import { ApplianceStorage } from './ApplianceStorage';
 import {
+  APPLIANCE_STORAGE,
   AppliancesPage,
-  FleetPage,
-  CalibrationPage,
-  DatasetsPage,
   DesktopPoolsPage,
-  DisksPage,
-  ExportsPage,
+  FleetPage,
   InventoryPage,
-  IscsiPage,
   LoginPage,
-  PoolsPage,
+  STORAGE_PAGES,
   SettingsPage,
-  StorageDashboardPage,
-  TuningPage,
   VCentersPage,
   WizardPage,
   preloadPage,
@@ -29,6 +24,15 @@ import { Loading } from '../components/Loading';
 
 // The page's chunk loads alongside the session check rather than after it.
 preloadPage(window.location.pathname);
+
+// The same pages serve this machine's storage (/storage) and an appliance's through the manager.
+const storagePages = STORAGE_PAGES.map(([path, Page]) =>
+  path ? (
+    <Route key={path} path={path.slice(1)} element={<Page />} />
+  ) : (
+    <Route key="index" index element={<Page />} />
+  ),
+);
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -72,14 +76,10 @@ export function App() {
               <Route path="/fleet" element={<FleetPage />} />
               <Route path="/appliances" element={<AppliancesPage />} />
               <Route path="/settings" element={<SettingsPage />} />
-              <Route path="/storage" element={<StorageDashboardPage />} />
-              <Route path="/storage/disks" element={<DisksPage />} />
-              <Route path="/storage/pools" element={<PoolsPage />} />
-              <Route path="/storage/datasets" element={<DatasetsPage />} />
-              <Route path="/storage/exports" element={<ExportsPage />} />
-              <Route path="/storage/iscsi" element={<IscsiPage />} />
-              <Route path="/storage/tuning" element={<TuningPage />} />
-              <Route path="/storage/calibration" element={<CalibrationPage />} />
+              <Route path="/storage">{storagePages}</Route>
+              <Route path={APPLIANCE_STORAGE} element={<ApplianceStorage />}>
+                {storagePages}
+              </Route>
             </Route>
             <Route path="*" element={<Navigate to="/vcenters" replace />} />
           </Route>

@@ -1,6 +1,8 @@
 import { CdsIcon } from '@cds/react/icon';
-import { NavLink } from 'react-router';
+import { NavLink, useMatch } from 'react-router';
+import { appliancePath } from '../api/scope';
 import { useStoragePresence } from '../api/storage';
+import { APPLIANCE_STORAGE } from './pages';
 
 const items = [
   { to: '/vcenters', label: 'vCenters', icon: 'vmw-app' },
@@ -34,10 +36,27 @@ function NavItem({ to, label, icon, end }: { to: string; label: string; icon: st
   );
 }
 
+/** The storage pages of the appliance shown through the manager, while one is. */
+function ApplianceGroup({ deployment, name }: { deployment: number; name: string }) {
+  return (
+    <>
+      <h2 className="nav-group" id="nav-appliance">
+        Storage of {name}
+      </h2>
+      <ul aria-labelledby="nav-appliance">
+        {storageItems.map((item) => (
+          <NavItem key={item.to} {...item} to={appliancePath(deployment, name, item.to)} />
+        ))}
+      </ul>
+    </>
+  );
+}
+
 export function SideNav() {
   // The fleet manager has no storage of its own: no Storage group (shown when the api cannot tell).
   const presence = useStoragePresence();
   const storage = presence.data ? presence.data.present : presence.isError;
+  const shown = useMatch(`${APPLIANCE_STORAGE}/*`);
   return (
     <nav className="app-sidenav" aria-label="Main">
       <div className="nav-sticky">
@@ -57,6 +76,9 @@ export function SideNav() {
               ))}
             </ul>
           </>
+        )}
+        {shown?.params.appliance && (
+          <ApplianceGroup deployment={Number(shown.params.deployment)} name={shown.params.appliance} />
         )}
       </div>
     </nav>

@@ -19,6 +19,21 @@ export const StorageDashboardPage = lazyPage(() => import('../pages/storage/Stor
 export const TuningPage = lazyPage(() => import('../pages/storage/TuningPage'), 'TuningPage');
 export const CalibrationPage = lazyPage(() => import('../pages/calibration/CalibrationPage'), 'CalibrationPage');
 
+/** The storage pages, by their path under /storage: an appliance's own, or one's through the manager. */
+export const STORAGE_PAGES: readonly [string, LazyPage][] = [
+  ['', StorageDashboardPage],
+  ['/disks', DisksPage],
+  ['/pools', PoolsPage],
+  ['/datasets', DatasetsPage],
+  ['/exports', ExportsPage],
+  ['/iscsi', IscsiPage],
+  ['/tuning', TuningPage],
+  ['/calibration', CalibrationPage],
+];
+
+/** Where the manager shows an appliance's storage pages (api/scope.tsx's appliancePath). */
+export const APPLIANCE_STORAGE = '/fleet/:deployment/:appliance/storage';
+
 // The page a URL opens (as App's routes say; '/' opens the vCenters page).
 const BY_PATH: readonly [string, LazyPage][] = [
   ['/login', LoginPage],
@@ -30,14 +45,8 @@ const BY_PATH: readonly [string, LazyPage][] = [
   ['/fleet', FleetPage],
   ['/appliances', AppliancesPage],
   ['/settings', SettingsPage],
-  ['/storage', StorageDashboardPage],
-  ['/storage/disks', DisksPage],
-  ['/storage/pools', PoolsPage],
-  ['/storage/datasets', DatasetsPage],
-  ['/storage/exports', ExportsPage],
-  ['/storage/iscsi', IscsiPage],
-  ['/storage/tuning', TuningPage],
-  ['/storage/calibration', CalibrationPage],
+  ...STORAGE_PAGES.map(([path, page]): [string, LazyPage] => [`/storage${path}`, page]),
+  ...STORAGE_PAGES.map(([path, page]): [string, LazyPage] => [`${APPLIANCE_STORAGE}${path}`, page]),
 ];
 
 /** Fetch the chunk of the page at `pathname` now, while the session is still being checked. */

@@ -1,4 +1,6 @@
 import type { ReactNode } from 'react';
+import { useStorageScope } from '../api/scope';
+import { ApplianceCrumbs } from './ApplianceCrumbs';
 
 /** Page title, an optional line under it, and the page's actions on the right. */
 interface Props {
@@ -9,7 +11,10 @@ interface Props {
   crumbs?: ReactNode;
 }
 
-export function PageHeader({ title, subtitle, actions, crumbs }: Props) {
+export function PageHeader({ title, subtitle, actions, crumbs: given }: Props) {
+  // A storage page shown through the fleet manager names the appliance it is about.
+  const { appliance } = useStorageScope();
+  const crumbs = given ?? (appliance && <ApplianceCrumbs deployment={appliance.deployment} name={appliance.name} />);
   return (
     <div className="page-header">
       <div>

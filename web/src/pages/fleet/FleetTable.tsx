@@ -1,5 +1,7 @@
 import { Fragment } from 'react';
+import { Link } from 'react-router';
 import type { FleetAppliance, FleetDeployment } from '../../api/fleet';
+import { appliancePath } from '../../api/scope';
 import { COLUMNS, type Sort, type SortKey, sorted } from './fleetModel';
 import { FleetStateLabel } from './FleetStateLabel';
 
@@ -73,6 +75,12 @@ export function FleetTable({ deployment, sort, onSort, charted, onChart }: Props
                         a.name
                       )}
                       {a.address && <div className="mono muted small">{a.address}</div>}
+                      {a.state !== 'unpinned' && (
+                        // its pools, datasets, exports ... through the manager, whatever its state now
+                        <Link className="small" to={appliancePath(deployment.id, a.name)} aria-label={`Storage of ${a.name}`}>
+                          Storage
+                        </Link>
+                      )}
                     </th>
                     <td>{a.host}</td>
                     <td>

@@ -1,9 +1,10 @@
 import { CdsButton } from '@cds/react/button';
 import { CdsIcon } from '@cds/react/icon';
 import { useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { useSearchParams } from 'react-router';
 import { type Dataset, useDatasets, usePools } from '../../api/storage';
 import { ErrorState } from '../../components/ErrorState';
+import { StorageLink } from '../../components/StorageLink';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { SelectField } from '../../components/SelectField';
@@ -43,7 +44,7 @@ export function DatasetsPage() {
         <div className="empty-state">
           <CdsIcon shape="storage" size="xl" />
           <p cds-text="section">No pool yet — datasets live in a pool</p>
-          <Link to="/storage/pools">Create a pool from free disks</Link>
+          <StorageLink to="/storage/pools">Create a pool from free disks</StorageLink>
         </div>
       )}
       {pool && (

@@ -1,8 +1,8 @@
 import { CdsButton } from '@cds/react/button';
-import { Link } from 'react-router';
 import type { Disk, ZfsPoolHealth } from '../../api/storage';
 import { formatBytes } from '../../format';
 import { poolOfDisk } from './poolModel';
+import { StorageLink } from '../../components/StorageLink';
 
 const ROLE_NAMES: Record<string, string> = { data: 'data', log: 'SLOG', cache: 'L2ARC', spare: 'spare' };
 
@@ -13,7 +13,7 @@ function InUse({ disk, pools }: { disk: Disk; pools: ZfsPoolHealth[] }) {
       <span className="state state-warning">
         <span className="state-dot" aria-hidden="true" />
         <span>
-          Pool <Link to="/storage/pools">{user.pool}</Link> ({ROLE_NAMES[user.role] ?? user.role})
+          Pool <StorageLink to="/storage/pools">{user.pool}</StorageLink> ({ROLE_NAMES[user.role] ?? user.role})
         </span>
       </span>
     );

@@ -1,8 +1,8 @@
 import { CdsIcon } from '@cds/react/icon';
 import { useState } from 'react';
-import { Link } from 'react-router';
 import { type Disk, useDisks, usePools } from '../../api/storage';
 import { ErrorState } from '../../components/ErrorState';
+import { StorageLink } from '../../components/StorageLink';
 import { FormAlert } from '../../components/FormAlert';
 import { Loading } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
@@ -47,7 +47,7 @@ export function DisksPage() {
             {free > 0 && (
               <>
                 {' '}
-                · <Link to="/storage/pools">create a pool from them</Link>
+                · <StorageLink to="/storage/pools">create a pool from them</StorageLink>
               </>
             )}
           </p>

@@ -1,9 +1,9 @@
 import { CdsButton } from '@cds/react/button';
 import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds/react/modal';
-import { Link } from 'react-router';
 import { messageOf } from '../../api/errors';
 import { type ZfsPoolHealth, useExportPool, useNfs } from '../../api/storage';
 import { onPool } from './poolModel';
+import { StorageLink } from '../../components/StorageLink';
 
 /**
  * Exporting takes a pool off this appliance (e.g. before its LUNs move to another one). The api refuses while
@@ -32,7 +32,7 @@ export function ExportPoolModal({ pool, onClose }: { pool: ZfsPoolHealth; onClos
             <div data-testid="blocking-exports">
               <p className="text-danger">
                 These NFS exports serve datasets of {pool.name}: unmount the datastores in vSphere, then{' '}
-                <Link to="/storage/exports">delete the exports</Link> first.
+                <StorageLink to="/storage/exports">delete the exports</StorageLink> first.
               </p>
               <ul className="doomed-list">
                 {blocking.map((e) => (
