@@ -28,6 +28,7 @@ from api.exports import routes as export_routes
 from api.exports import service as export_service
 from api.firewall import routes as firewall_routes
 from api.fleet import routes as fleet_routes
+from api.fleet.alerts import FleetAlerts
 from api.fleet.sessions import ApplianceSessions
 from api.iscsi import routes as iscsi_routes
 from api.jobs import routes as job_routes
@@ -157,6 +158,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.backup_sections = BACKUP_SECTIONS
     # The manager's bearer tokens with its appliances (the fleet dashboard polls them).
     app.state.appliance_sessions = ApplianceSessions()
+    # On the manager, every appliance's alerts, read at most once per interval for all who ask.
+    app.state.fleet_alerts = FleetAlerts(factory, app.state.secretbox, app.state.appliance_sessions)
     errors.install(app)
     app.add_middleware(_SecurityHeaders)
 

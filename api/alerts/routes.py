@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
 
 from api.alerts import service
 from api.alerts.schemas import Alert
@@ -15,9 +16,13 @@ router = APIRouter(prefix="/api/alerts", tags=["alerts"])
 
 
 @router.get("", responses=REFUSED)
-async def list_alerts(state: MaybeSnapshot, settings: AppSettings, storage: Presence) -> list[Alert]:
+async def list_alerts(
+    request: Request, state: MaybeSnapshot, settings: AppSettings, storage: Presence
+) -> list[Alert]:
     """Every alert now, critical first; empty when all is well. The storage's come with the appliance's
-    published state (api.state); where this machine has no storage of its own (the fleet manager) only
-    its own certificate can raise one."""
-    published = state if storage.present else None
-    return service.served(published, settings.data_dir, settings.metrics_interval_seconds)
+    published state (api.state). On the fleet manager (no storage of its own): its own certificate's,
+    and every appliance's, each naming its appliance, or one saying why an appliance could not be read."""
+    if storage.present:
+        return service.served(state, settings.data_dir, settings.metrics_interval_seconds)
+    fleet = await run_in_threadpool(request.app.state.fleet_alerts.current)
+    return service.merged(service.served(None, settings.data_dir, settings.metrics_interval_seconds), fleet)

@@ -99,6 +99,11 @@ def served(
     return _ordered(found)
 
 
+def merged(*lists: list[Alert]) -> list[Alert]:
+    """Several lists of alerts as one, critical first."""
+    return _ordered([a for found in lists for a in found])
+
+
 def stale_alert(published: Published, interval: float, now: dt.datetime) -> Alert | None:
     """Critical once the last full observation is older than STALE_PASSES intervals (at least a minute:
     one pass under load, a pool import scan, may take tens of seconds)."""

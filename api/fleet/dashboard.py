@@ -12,12 +12,14 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from api.deployments import service as deployments
+from api.deployments.table import Deployment
 from api.fleet import figures
 from api.fleet.schemas import (
     FleetAppliance,
@@ -50,23 +52,47 @@ WORKERS = 32
 INTERVAL = 10.0
 
 
-def view(db: Session, box: SecretBox, sessions: ApplianceSessions, minutes: int) -> FleetView:
-    started = time.monotonic()
-    vcenters = {v.id: v.name for v in db.scalars(select(VCenter))}
-    fleets = []
+@dataclass(frozen=True)
+class Fleet:
+    """A deployment with appliances, and the admin password stored (sealed) with it, if one is."""
+
+    row: Deployment
+    plan: DeploymentPlan
+    appliances: list[ApplianceSpec]
+    password: str | None
+
+
+def stored(db: Session, box: SecretBox) -> list[Fleet]:
+    """Every deployment that has appliances, in the deployments' order."""
+    out = []
     for row in deployments.list_all(db):
         plan = DeploymentPlan.model_validate_json(row.plan_json)
         if plan.fleet is not None and plan.fleet.appliances:
             password = deployments.secrets_of(row, box).get("admin_password")
-            fleets.append((row, plan, list(plan.fleet.appliances), password))
-    specs = [(spec, password) for _, _, appliances, password in fleets for spec in appliances]
-    read = _read_all(specs, sessions, minutes)
-    width = figures.bucket_seconds(minutes, INTERVAL)
+            out.append(Fleet(row, plan, list(plan.fleet.appliances), password))
+    return out
+
+
+def read_fleets(fleets: list[Fleet], sessions: ApplianceSessions, reads: Reads) -> list[list[dict[str, Any]]]:
+    """Each fleet's appliances' readings, all appliances read at once."""
+    specs = [(spec, f.password) for f in fleets for spec in f.appliances]
+    read = _read_all(specs, sessions, reads)
     out, at = [], 0
-    for row, plan, appliances, _ in fleets:
-        count = len(appliances)
-        found = [_shaped(raw, width) for raw in read[at : at + count]]
-        at += count
+    for f in fleets:
+        out.append(read[at : at + len(f.appliances)])
+        at += len(f.appliances)
+    return out
+
+
+def view(db: Session, box: SecretBox, sessions: ApplianceSessions, minutes: int) -> FleetView:
+    started = time.monotonic()
+    vcenters = {v.id: v.name for v in db.scalars(select(VCenter))}
+    fleets = stored(db, box)
+    width = figures.bucket_seconds(minutes, INTERVAL)
+    out = []
+    for fleet, readings in zip(fleets, read_fleets(fleets, sessions, figures_of(minutes)), strict=True):
+        row, plan = fleet.row, fleet.plan
+        found = [_shaped(raw, width) for raw in readings]
         out.append(
             FleetDeployment(
                 id=row.id,
@@ -94,15 +120,19 @@ def view(db: Session, box: SecretBox, sessions: ApplianceSessions, minutes: int)
     )
 
 
+#: what is read of one appliance, given a GET as its admin within its budget → the reading's fields
+Reads = Callable[[Callable[[str], Any]], dict[str, Any]]
+
+
 def _read_all(
-    specs: list[tuple[ApplianceSpec, str | None]], sessions: ApplianceSessions, minutes: int
+    specs: list[tuple[ApplianceSpec, str | None]], sessions: ApplianceSessions, reads: Reads
 ) -> list[dict[str, Any]]:
     """Every appliance's raw reading, in ``specs``' order; one not done by its deadline is 'slow'."""
     if not specs:
         return []
     pool = ThreadPoolExecutor(max_workers=min(WORKERS, len(specs)), thread_name_prefix="fleet")
     try:
-        futures = [pool.submit(read_one, spec, password, sessions, minutes) for spec, password in specs]
+        futures = [pool.submit(read_one, spec, password, sessions, reads) for spec, password in specs]
         rounds = -(-len(specs) // WORKERS)  # a thread reads at most this many in turn
         deadline = time.monotonic() + TIMEOUT * rounds + 1.0
         out = []
@@ -116,10 +146,33 @@ def _read_all(
         pool.shutdown(wait=False, cancel_futures=True)
 
 
+def figures_of(minutes: int) -> Reads:
+    """The dashboard's reads: the series over the window, the latest sample, alerts and pool space."""
+
+    def reads(read: Callable[[str], Any]) -> dict[str, Any]:
+        series = read(f"/api/storage/metrics?minutes={minutes}")
+        summary = read("/api/storage/metrics/summary")
+        alerts = read("/api/alerts")
+        try:
+            space = read("/api/storage/space")
+        except ApplianceRequestRefused as exc:
+            if exc.status not in (404, 502, 503):
+                raise
+            space = None  # a release without the route, or no pool state to read yet
+        return {
+            "points": list(series.get("points") or []),
+            "backend": summary.get("backend"),
+            "alerts": list(alerts or []),
+            "space": space,
+        }
+
+    return reads
+
+
 def read_one(
-    spec: ApplianceSpec, password: str | None, sessions: ApplianceSessions, minutes: int
+    spec: ApplianceSpec, password: str | None, sessions: ApplianceSessions, reads: Reads
 ) -> dict[str, Any]:
-    """One appliance's health, series, alerts and space, or the state and reason it could not be read."""
+    """One appliance's health and ``reads``, or the state and reason it could not be read."""
     started = time.monotonic()
     deadline = started + TIMEOUT
     endpoint = endpoint_of(spec)
@@ -158,15 +211,7 @@ def read_one(
                 took(),
                 version=health.get("version"),
             )
-        series = get(f"/api/storage/metrics?minutes={minutes}", as_admin)
-        summary = get("/api/storage/metrics/summary", as_admin)
-        alerts = get("/api/alerts", as_admin)
-        try:
-            space = get("/api/storage/space", as_admin)
-        except ApplianceRequestRefused as exc:
-            if exc.status not in (404, 502, 503):
-                raise
-            space = None  # a release without the route, or no pool state to read yet
+        found = reads(lambda path: get(path, as_admin))
     except Cancelled:
         return _failed(spec, "slow", f"no answer within {TIMEOUT:g} s", took())
     except ApplianceCertificateMismatch as exc:
@@ -188,10 +233,7 @@ def read_one(
         "seconds": took(),
         "version": health.get("version"),
         "status": health.get("status"),
-        "points": list(series.get("points") or []),
-        "backend": summary.get("backend"),
-        "alerts": list(alerts or []),
-        "space": space,
+        **found,
     }
 
 

@@ -1,7 +1,8 @@
 """The checker: a daemon thread that notices alerts appear and clear even when nobody reads /api/alerts.
 
-Every interval it takes the alerts the appliance's state was last published with (as /api/alerts does),
-diffs them per channel against the set that channel was last sent (SQLite), sends the difference and
+Every interval it takes the alerts /api/alerts would answer (on an appliance, those its state was last
+published with; on the fleet manager, its own and every appliance's, api.fleet.alerts), diffs them per
+channel against the set that channel was last sent (SQLite), sends the difference and
 stores the new set only once the server took it. A server that is down is logged once, retried each
 interval, and never stops the thread or the api.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from fastapi import FastAPI
 from sqlalchemy.orm import Session, sessionmaker
 
 from api.alerts import service as alerts
+from api.alerts.schemas import Alert
+from api.fleet.alerts import FleetAlerts
 from api.notify import service
 from api.notify.events import diff
 from api.secretbox import SecretBox
@@ -27,20 +30,37 @@ from appliance.control import metrics
 log = logging.getLogger(__name__)
 
 
+#: the alerts now, or None when there is no set to judge by yet (better to send nothing than "all cleared")
+Source = Callable[[], list[Alert] | None]
+
+
+def published_alerts(snapshot: Store, data_dir: Path, poll_interval: float) -> Source:
+    """An appliance's alerts, as /api/alerts answers them: from its published state.
+
+    ``poll_interval``: the state poller's, how old its state may get (alerts.served)."""
+
+    def source() -> list[Alert] | None:
+        published = snapshot.read()
+        if published is None:
+            log.warning("alert check: the appliance's state is not published yet")
+            return None
+        return alerts.served(published, data_dir, poll_interval)
+
+    return source
+
+
+def fleet_alerts(fleet: FleetAlerts, data_dir: Path, poll_interval: float) -> Source:
+    """The manager's alerts, as /api/alerts answers them: its own certificate's and every appliance's."""
+    return lambda: alerts.merged(alerts.served(None, data_dir, poll_interval), fleet.current())
+
+
 class Checker:
     """Sends alert changes to the enabled channels (run_once), on a thread (start/stop)."""
 
     def __init__(
-        self,
-        snapshot: Store,
-        factory: sessionmaker[Session],
-        box: SecretBox,
-        data_dir: Path,
-        interval: float,
-        poll_interval: float = 10.0,  # the state poller's: how old its state may get (alerts.served)
+        self, source: Source, factory: sessionmaker[Session], box: SecretBox, interval: float
     ) -> None:
-        self.snapshot, self.factory, self.box, self.data_dir = snapshot, factory, box, data_dir
-        self.interval, self.poll_interval = interval, poll_interval
+        self.source, self.factory, self.box, self.interval = source, factory, box, interval
         self.failing: set[str] = set()  # channels whose last send failed: logged once, not every interval
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -51,12 +71,10 @@ class Checker:
             config, sealed = service.load(db)
             senders = {c: s for c in service.CHANNELS if (s := service.sender(c, config, sealed, self.box))}
             if not senders:
-                return {}  # nothing enabled: the published state is not even read
-            published = self.snapshot.read()
-            if published is None:  # no alert set now: better to send nothing than "all cleared"
-                log.warning("alert check: the appliance's state is not published yet")
+                return {}  # nothing enabled: the alerts are not even read
+            now = self.source()
+            if now is None:
                 return {}
-            now = alerts.served(published, self.data_dir, self.poll_interval)
             done: dict[str, int] = {}
             for channel, send in senders.items():
                 events = diff(service.sent(db, channel), now)
@@ -102,22 +120,19 @@ class Checker:
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Checks while the api serves, on an appliance only (arcstats present, as the sampler decides)."""
+    """Checks while the api serves: an appliance (arcstats present, as the sampler decides) its published
+    alerts, the fleet manager its own and its appliances'."""
     state = app.state
-    checker = None
+    settings = state.settings
+    poll = settings.metrics_interval_seconds
     if state.storage_files.read(metrics.ARCSTATS) is not None:
-        checker = Checker(
-            state.snapshot,
-            state.sessionmaker,
-            state.secretbox,
-            state.settings.data_dir,
-            state.settings.alerts_check_seconds,
-            state.settings.metrics_interval_seconds,
-        )
-        checker.start()
+        source = published_alerts(state.snapshot, settings.data_dir, poll)
+    else:
+        source = fleet_alerts(state.fleet_alerts, settings.data_dir, poll)
+    checker = Checker(source, state.sessionmaker, state.secretbox, settings.alerts_check_seconds)
+    checker.start()
     state.alert_checker = checker
     try:
         yield
     finally:
-        if checker is not None:
-            checker.stop()
+        checker.stop()

@@ -20,7 +20,9 @@ from fixtures.appliance import fleet_flows
 from fixtures.appliance.replay import replay_log
 from support.api import client_for, logged_in, make_settings
 from support.appliance_server import replayed_appliances
+from support.notify_servers import Rsyslog
 
+from api.fleet import alerts as fleet_alerts
 from api.fleet import dashboard, figures, service
 from api.fleet.schemas import FleetFigures
 from api.fleet.sessions import ApplianceSessions
@@ -30,6 +32,7 @@ from api.metrics.schemas import Sample
 from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, GOLDEN_SNAPSHOT, GOLDEN_VM, Vcsim
 from provisioning.appliance_api import ApplianceApi
 from provisioning.appliance_errors import ApplianceLoginFailed, ApplianceRequestRefused
+from provisioning.plan import ApplianceSpec
 
 POOL = {
     "name": "pool-f", "count": 3, "naming": "fl-##", "folder": "fleet-f", "golden_vm": GOLDEN_VM,
@@ -306,3 +309,59 @@ def test_an_appliances_storage_routes_answer_through_the_manager_as_the_applianc
         assert (shut.status_code, shut.json()["code"]) == (422, "appliance_refused"), shut.text
         assert "vsa-0" in shut.json()["detail"] and admin.get("/api/auth/me").status_code == 200
     assert fleet_flows.PASSWORD not in disks.text
+
+
+def test_the_managers_alerts_are_its_appliances_each_named_and_they_reach_syslog(
+    admin: TestClient, site: Vcsim, tmp_path: Path, rsyslog: Rsyslog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[int] = []
+    real_gather = fleet_alerts.gather
+
+    def counted(*args: Any) -> Any:
+        reads.append(1)
+        return real_gather(*args)
+
+    monkeypatch.setattr(fleet_alerts, "gather", counted)
+    with replayed_appliances(tmp_path / "fleet", 1, "fleet", fleet_flows.PASSWORD) as served:
+        server = served[0][0]
+        appliances = [
+            _appliance("vsa-0", "DC0_C0_H0", server.endpoint, server.thumbprint),
+            _appliance("vsa-9", "DC0_C0_H1", "127.0.0.1:9", "CD" * 32),  # nothing listens there
+            _appliance("vsa-5", "DC0_C0_H2", "127.0.0.1:9", None),  # not deployed yet: nothing to miss
+        ]
+        fleet = {"ova_path": "x.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                 "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
+        _deployment(admin, site, name="fleet-n", fleet=fleet)
+        listed = admin.get("/api/alerts")
+        syslog = {"enabled": True, "host": "127.0.0.1", "port": rsyslog.tcp_port, "transport": "tcp"}
+        r = admin.put("/api/settings/notifications", json={"smtp": {}, "syslog": syslog})
+        assert r.status_code == 200, r.text
+        sent = admin.app.state.alert_checker.run_once()  # type: ignore[attr-defined]
+        again = admin.get("/api/alerts").json()
+
+    assert listed.status_code == 200, listed.text
+    got = [(a["key"], a["severity"], a["subject"]) for a in listed.json()]
+    assert got == [
+        ("fleet/fleet-n/vsa-9/unread", "critical", "vsa-9"),  # critical first
+        ("fleet/fleet-n/vsa-0/time/sync", "warning", "vsa-0: time synchronisation"),
+    ], got
+    assert "vsa-9 of deployment fleet-n" in listed.json()[0]["message"]
+    assert "cannot be reached" in listed.json()[0]["message"]
+    assert again == listed.json() and len(reads) == 1, "the banner and the checker share one read"
+    assert sent == {"syslog": 2}
+    lines = rsyslog.lines(2)
+    assert {line[4] for line in lines} == {"raised"}
+    assert any("[fleet/fleet-n/vsa-9/unread]" in line[5] for line in lines), lines
+    assert any("[fleet/fleet-n/vsa-0/time/sync]" in line[5] and "vsa-0" in line[5] for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("state", "severity"),
+    [("unreachable", "critical"), ("certificate", "critical"), ("slow", "warning"), ("refused", "warning")],
+)
+def test_an_appliance_the_manager_cannot_read_is_an_alert_by_why(state: str, severity: str) -> None:
+    spec = ApplianceSpec.model_validate(_appliance("vsa-3", "DC0_C0_H0", "127.0.0.1:9", "AB" * 32))
+    [alert] = fleet_alerts.named("fleet-q", {"spec": spec, "state": state, "reason": "because"})
+    assert (alert.key, alert.severity, alert.subject) == ("fleet/fleet-q/vsa-3/unread", severity, "vsa-3")
+    assert alert.message.endswith("vsa-3 of deployment fleet-q: because")
+    assert fleet_alerts.named("fleet-q", {"spec": spec, "state": "unpinned", "reason": "not yet"}) == []

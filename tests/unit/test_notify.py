@@ -15,7 +15,7 @@ from fixtures.appliance.replay import ReplayRunner, load
 from support.api import client_for, logged_in, make_settings
 from support.notify_servers import PASSWORD, USER, MailServer, Rsyslog
 
-from api.notify.checker import Checker
+from api.notify.checker import Checker, published_alerts
 from api.notify.table import NotifyConfig
 from api.secretbox import SecretBox
 from api.state import poll
@@ -159,7 +159,8 @@ def test_the_checker_sends_raised_and_cleared_once_and_survives_servers_down(
     caplog.set_level(logging.INFO, logger="api.notify.checker")
 
     def checker() -> Checker:
-        return Checker(state.snapshot, state.sessionmaker, state.secretbox, tmp_path / "data", interval=60)
+        source = published_alerts(state.snapshot, tmp_path / "data", poll_interval=10.0)
+        return Checker(source, state.sessionmaker, state.secretbox, interval=60)
 
     def after_a_pass(check: Checker) -> dict[str, int]:
         """What the checker sends once the poller has published the pool's state again."""
