@@ -47,12 +47,13 @@ def named(deployment: str, raw: dict[str, Any]) -> list[Alert]:
         ]
     if raw["state"] == "unpinned":  # not deployed yet: nothing of it serves, nothing to miss
         return []
+    reason = str(raw["reason"]).removeprefix(f"{name}: ")  # the fault's words name it already
     return [
         Alert(
             key=f"{prefix}/unread",
             severity="critical" if raw["state"] in CRITICAL_STATES else "warning",
             subject=name,
-            message=f"The manager cannot read appliance {name} of deployment {deployment}: {raw['reason']}",
+            message=f"the manager cannot read this appliance of deployment {deployment}: {reason}",
         )
     ]
 

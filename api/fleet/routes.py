@@ -6,14 +6,20 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, Response
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Query, Request, Response, status
+from fastapi.responses import FileResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import AppSettings, Box, Db
 from api.errors import InvalidInput
-from api.fleet import dashboard, proxy, service
-from api.fleet.schemas import ApplianceStatus, DeploymentInventory, FleetView
+from api.fleet import backup, dashboard, proxy, service
+from api.fleet.schemas import (
+    ApplianceStatus,
+    DeploymentInventory,
+    FleetBackup,
+    FleetBackupRequest,
+    FleetView,
+)
 from api.fleet.sessions import ApplianceSessions
 from api.jobs.routes import NOT_FOUND
 
@@ -53,6 +59,32 @@ def fleet_view(
     latencies, compression, space, alerts) and the fleet's sums, each appliance read within a few
     seconds so that one dead or slow appliance shows as such and never holds up the others."""
     return dashboard.view(db, box, sessions, minutes)
+
+
+@fleet_router.post("/backups", status_code=status.HTTP_201_CREATED, responses=NOT_FOUND)
+def make_fleet_backup(
+    body: FleetBackupRequest, box: Box, db: Db, sessions: Sessions, settings: AppSettings
+) -> FleetBackup:
+    """Back up every appliance (or one deployment's) at once: each makes its own backup under the
+    passphrase, and the manager keeps them in one archive (the 5 newest are kept) with a report of
+    what each appliance did. An appliance that fails is named with why; the others are kept."""
+    return backup.take(db, box, sessions, settings.data_dir, body.passphrase, body.deployment_id)
+
+
+@fleet_router.get("/backups")
+def list_fleet_backups(settings: AppSettings) -> list[FleetBackup]:
+    """The fleet backups kept on the manager, newest first."""
+    return backup.listed(settings.data_dir)
+
+
+@fleet_router.get(
+    "/backups/{name}",
+    response_class=FileResponse,
+    responses={**NOT_FOUND, 200: {"content": {"application/zip": {}}, "description": "the archive"}},
+)
+def download_fleet_backup(name: str, settings: AppSettings) -> FileResponse:
+    """One fleet backup's archive: a folder per deployment with each appliance's own backup file."""
+    return FileResponse(backup.path_of(settings.data_dir, name), media_type="application/zip", filename=name)
 
 
 async def appliance_route(

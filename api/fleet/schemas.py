@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from api.alerts.schemas import Alert
+from api.backup.schemas import MIN_PASSPHRASE
 from provisioning.diff import Action
 
 
@@ -140,3 +141,35 @@ class FleetView(BaseModel):
     figures: FleetFigures = Field(description="the fleet's figures over the window (appliances summed)")
     series: list[FleetSeriesPoint] = Field(description="the fleet's figures per bucket, oldest first")
     seconds: float = Field(description="how long reading the whole fleet took")
+
+
+class FleetBackupRequest(BaseModel):
+    """Back up every appliance (or one deployment's) under one passphrase."""
+
+    passphrase: str = Field(
+        min_length=MIN_PASSPHRASE,
+        max_length=1024,
+        repr=False,
+        description=f"at least {MIN_PASSPHRASE} characters; each appliance's file is encrypted under it",
+    )
+    deployment_id: int | None = Field(None, ge=1, description="only this deployment's appliances")
+
+
+class FleetBackupItem(BaseModel):
+    """One appliance's part of a fleet backup."""
+
+    deployment: str
+    appliance: str
+    state: Literal["taken", "failed", "not deployed"]
+    reason: str | None = Field(None, description="why it was not taken")
+    file: str | None = Field(None, description="its file in the archive, restorable onto it as it is")
+
+
+class FleetBackup(BaseModel):
+    """A fleet backup kept on the manager: one archive of every appliance's own backup file."""
+
+    name: str = Field(description="the archive's file name (GET /api/fleet/backups/{name})")
+    created_at: str = Field(description="when (UTC, ISO 8601)")
+    size_bytes: int
+    taken: int = Field(description="appliances backed up")
+    appliances: list[FleetBackupItem]

@@ -53,6 +53,11 @@ test('the fleet: every appliance with its figures, the dead and the slow one nam
     await expect(dead.getByTestId('fleet-state')).toHaveText('Unreachable');
     await expect(detail(page, 'vsa-b0').getByTestId('fleet-reason')).toContainText('cannot be reached');
     await expect(dead.locator('[data-column="read_offload"]')).toHaveText('—');
+    // every appliance's alerts reach the manager's banner, each naming its appliance
+    const banner = page.getByTestId('alert-banner');
+    await expect(banner).toContainText('vsa-b0: the manager cannot read this appliance of deployment e2e-fleet-b');
+    await expect(banner).toContainText('vsa-a2: the manager cannot read this appliance of deployment e2e-fleet-a: no answer within');
+    await expect(banner).toContainText('vsa-a0: time synchronisation');
     await shot(page, dir, '01-fleet');
   });
 
@@ -99,5 +104,34 @@ test('the fleet: every appliance with its figures, the dead and the slow one nam
     await page.getByTestId('fleet-charts').scrollIntoViewIfNeeded();
     await shot(page, dir, '03-charts-of-one');
     await expectNoCriticalA11y(page, '/fleet');
+  });
+
+  await test.step('back up all: one archive of the three that answer, the dead and the silent one named', async () => {
+    await page.getByRole('button', { name: 'Back up all' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Passphrase', { exact: true }).fill('too short');
+    await dialog.getByLabel('Passphrase again', { exact: true }).fill('too short');
+    await dialog.getByRole('button', { name: 'Back up', exact: true }).click();
+    await expect(dialog).toContainText('At least 12 characters');
+    const passphrase = 'fleet backup passphrase';
+    await dialog.getByLabel('Passphrase', { exact: true }).fill(passphrase);
+    await dialog.getByLabel('Passphrase again', { exact: true }).fill(passphrase);
+    await dialog.getByRole('button', { name: 'Back up', exact: true }).click();
+    const result = dialog.getByTestId('fleet-backup-result');
+    await expect(result).toContainText('3 of 5 appliances backed up', { timeout: 60_000 });
+    const state = (name: string) => result.locator(`[data-testid="fleet-backup-row"][data-name="${name}"]`);
+    for (const name of ['vsa-a0', 'vsa-a1', 'vsa-b1']) await expect(state(name)).toHaveAttribute('data-state', 'taken');
+    for (const name of ['vsa-a2', 'vsa-b0']) await expect(state(name)).toHaveAttribute('data-state', 'failed');
+    await expect(state('vsa-b0')).toContainText('cannot be reached');
+    await expect(state('vsa-a0')).toContainText('e2e-fleet-a/vsa-a0.arcvsa-backup');
+    await shot(page, dir, '04-backup');
+    const kept = dialog.getByTestId('fleet-backups-kept').getByRole('button');
+    await expect(kept).toHaveCount(1);
+    const name = (await kept.textContent())!.trim();
+    const saved = page.waitForEvent('download');
+    await kept.click();
+    expect((await saved).suggestedFilename()).toBe(name);
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
+    await expect(dialog).toHaveCount(0);
   });
 });

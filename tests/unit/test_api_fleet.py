@@ -7,8 +7,11 @@ recording, next to one that accepts connections and never answers and one never 
 
 from __future__ import annotations
 
+import io
+import json
 import socket
 import time
+import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +25,9 @@ from support.api import client_for, logged_in, make_settings
 from support.appliance_server import replayed_appliances
 from support.notify_servers import Rsyslog
 
+from api.backup import envelope
 from api.fleet import alerts as fleet_alerts
+from api.fleet import backup as fleet_backup
 from api.fleet import dashboard, figures, service
 from api.fleet.schemas import FleetFigures
 from api.fleet.sessions import ApplianceSessions
@@ -345,7 +350,7 @@ def test_the_managers_alerts_are_its_appliances_each_named_and_they_reach_syslog
         ("fleet/fleet-n/vsa-9/unread", "critical", "vsa-9"),  # critical first
         ("fleet/fleet-n/vsa-0/time/sync", "warning", "vsa-0: time synchronisation"),
     ], got
-    assert "vsa-9 of deployment fleet-n" in listed.json()[0]["message"]
+    assert listed.json()[0]["message"].startswith("the manager cannot read this appliance of deployment fleet-n: ")
     assert "cannot be reached" in listed.json()[0]["message"]
     assert again == listed.json() and len(reads) == 1, "the banner and the checker share one read"
     assert sent == {"syslog": 2}
@@ -361,7 +366,70 @@ def test_the_managers_alerts_are_its_appliances_each_named_and_they_reach_syslog
 )
 def test_an_appliance_the_manager_cannot_read_is_an_alert_by_why(state: str, severity: str) -> None:
     spec = ApplianceSpec.model_validate(_appliance("vsa-3", "DC0_C0_H0", "127.0.0.1:9", "AB" * 32))
-    [alert] = fleet_alerts.named("fleet-q", {"spec": spec, "state": state, "reason": "because"})
+    [alert] = fleet_alerts.named("fleet-q", {"spec": spec, "state": state, "reason": "vsa-3: because"})
     assert (alert.key, alert.severity, alert.subject) == ("fleet/fleet-q/vsa-3/unread", severity, "vsa-3")
-    assert alert.message.endswith("vsa-3 of deployment fleet-q: because")
+    assert alert.message == "the manager cannot read this appliance of deployment fleet-q: because"
     assert fleet_alerts.named("fleet-q", {"spec": spec, "state": "unpinned", "reason": "not yet"}) == []
+
+
+def test_every_appliance_is_backed_up_in_one_archive_and_one_that_fails_is_named(
+    admin: TestClient, site: Vcsim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fleet_backup, "KEEP", 1)
+    passphrase = "correct horse battery"
+    with replayed_appliances(tmp_path / "fleet", 2, "fleet", fleet_flows.PASSWORD) as served:
+        (one, _), (two, _) = served
+        first = [
+            _appliance("vsa-0", "DC0_C0_H0", one.endpoint, one.thumbprint),
+            _appliance("vsa-9", "DC0_C0_H1", "127.0.0.1:9", "CD" * 32),  # nothing listens there
+            _appliance("vsa-5", "DC0_C0_H2", "127.0.0.1:9", None),
+        ]
+        second = [_appliance("vsb-0", "DC0_C0_H3", two.endpoint, two.thumbprint)]
+        made = []
+        for name, appliances in (("fleet-k", first), ("fleet-l", second)):
+            fleet = {"ova_path": "x.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                     "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
+            made.append(_deployment(admin, site, name=name, fleet=fleet))
+        short = admin.post("/api/fleet/backups", json={"passphrase": "x" * 11})
+        r = admin.post("/api/fleet/backups", json={"passphrase": passphrase})
+        download = admin.get(f"/api/fleet/backups/{r.json()['name']}")
+        only = admin.post("/api/fleet/backups", json={"passphrase": passphrase, "deployment_id": made[1]})
+        none = admin.post("/api/fleet/backups", json={"passphrase": passphrase, "deployment_id": 999})
+
+    assert short.status_code == 422 and short.json()["field"] == "passphrase"
+    assert r.status_code == 201, r.text
+    made_all = r.json()
+    states = {a["appliance"]: (a["state"], a["file"]) for a in made_all["appliances"]}
+    assert states == {
+        "vsa-0": ("taken", "fleet-k/vsa-0.arcvsa-backup"),
+        "vsa-9": ("failed", None),
+        "vsa-5": ("not deployed", None),
+        "vsb-0": ("taken", "fleet-l/vsb-0.arcvsa-backup"),
+    }
+    assert made_all["taken"] == 2
+    assert "cannot be reached" in next(
+        a["reason"] for a in made_all["appliances"] if a["appliance"] == "vsa-9"
+    )
+    assert [a["appliance"] for a in only.json()["appliances"]] == ["vsb-0"]
+    assert none.status_code == 404
+
+    assert download.status_code == 200 and download.headers["content-type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(download.content))
+    assert sorted(archive.namelist()) == [
+        "fleet-backup.json", "fleet-k/vsa-0.arcvsa-backup", "fleet-l/vsb-0.arcvsa-backup",
+    ]  # fmt: skip
+    for member in ("fleet-k/vsa-0.arcvsa-backup", "fleet-l/vsb-0.arcvsa-backup"):
+        sealed = json.loads(
+            archive.read(member)
+        )  # each as its appliance wrote it: it opens with the passphrase
+        assert sealed["format"] == "arcvsa-config-backup"
+        assert envelope.unseal(json.dumps(sealed).encode(), passphrase)["sections"]
+        assert fleet_flows.PASSWORD not in archive.read(member).decode()
+    assert json.loads(archive.read("fleet-backup.json"))["appliances"] == made_all["appliances"]
+
+    kept = admin.get("/api/fleet/backups").json()  # the newest KEEP
+    assert [k["name"] for k in kept] == [only.json()["name"]] != [made_all["name"]]
+    assert kept[0]["appliances"] == only.json()["appliances"] and kept[0]["taken"] == 1
+    assert admin.get(f"/api/fleet/backups/{made_all['name']}").status_code == 404
+    for bad in ("../arcvsa.db", "arcvsa-fleet-backup-x.zip", "nothing.zip"):
+        assert admin.get(f"/api/fleet/backups/{bad}").status_code == 404, bad

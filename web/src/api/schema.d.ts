@@ -14,8 +14,8 @@ export interface paths {
         /**
          * List Alerts
          * @description Every alert now, critical first; empty when all is well. The storage's come with the appliance's
-         *     published state (api.state); where this machine has no storage of its own (the fleet manager) only
-         *     its own certificate can raise one.
+         *     published state (api.state). On the fleet manager (no storage of its own): its own certificate's,
+         *     and every appliance's, each naming its appliance, or one saying why an appliance could not be read.
          */
         get: operations["list_alerts_api_alerts_get"];
         put?: never;
@@ -410,6 +410,52 @@ export interface paths {
          *     seconds so that one dead or slow appliance shows as such and never holds up the others.
          */
         get: operations["fleet_view_api_fleet_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Fleet Backups
+         * @description The fleet backups kept on the manager, newest first.
+         */
+        get: operations["list_fleet_backups_api_fleet_backups_get"];
+        put?: never;
+        /**
+         * Make Fleet Backup
+         * @description Back up every appliance (or one deployment's) at once: each makes its own backup under the
+         *     passphrase, and the manager keeps them in one archive (the 5 newest are kept) with a report of
+         *     what each appliance did. An appliance that fails is named with why; the others are kept.
+         */
+        post: operations["make_fleet_backup_api_fleet_backups_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/fleet/backups/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download Fleet Backup
+         * @description One fleet backup's archive: a folder per deployment with each appliance's own backup file.
+         */
+        get: operations["download_fleet_backup_api_fleet_backups__name__get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3660,6 +3706,72 @@ export interface components {
              * @description arcvsa version its api reports
              */
             version: string | null;
+        };
+        /**
+         * FleetBackup
+         * @description A fleet backup kept on the manager: one archive of every appliance's own backup file.
+         */
+        FleetBackup: {
+            /** Appliances */
+            appliances: components["schemas"]["FleetBackupItem"][];
+            /**
+             * Created At
+             * @description when (UTC, ISO 8601)
+             */
+            created_at: string;
+            /**
+             * Name
+             * @description the archive's file name (GET /api/fleet/backups/{name})
+             */
+            name: string;
+            /** Size Bytes */
+            size_bytes: number;
+            /**
+             * Taken
+             * @description appliances backed up
+             */
+            taken: number;
+        };
+        /**
+         * FleetBackupItem
+         * @description One appliance's part of a fleet backup.
+         */
+        FleetBackupItem: {
+            /** Appliance */
+            appliance: string;
+            /** Deployment */
+            deployment: string;
+            /**
+             * File
+             * @description its file in the archive, restorable onto it as it is
+             */
+            file?: string | null;
+            /**
+             * Reason
+             * @description why it was not taken
+             */
+            reason?: string | null;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "taken" | "failed" | "not deployed";
+        };
+        /**
+         * FleetBackupRequest
+         * @description Back up every appliance (or one deployment's) under one passphrase.
+         */
+        FleetBackupRequest: {
+            /**
+             * Deployment Id
+             * @description only this deployment's appliances
+             */
+            deployment_id?: number | null;
+            /**
+             * Passphrase
+             * @description at least 12 characters; each appliance's file is encrypted under it
+             */
+            passphrase: string;
         };
         /** FleetDeployment */
         FleetDeployment: {
@@ -8124,6 +8236,153 @@ export interface operations {
             };
             /** @description Not logged in */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    list_fleet_backups_api_fleet_backups_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetBackup"][];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    make_fleet_backup_api_fleet_backups_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FleetBackupRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetBackup"];
+                };
+            };
+            /** @description The body cannot be parsed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Session cookie without its CSRF header */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    download_fleet_backup_api_fleet_backups__name__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the archive */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": unknown;
+                };
+            };
+            /** @description Not logged in */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

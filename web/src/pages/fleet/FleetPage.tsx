@@ -12,6 +12,7 @@ import { ChartGrid } from '../storage/ChartGrid';
 import { RANGES, RangePicker } from '../storage/RangePicker';
 import { RefreshButton } from '../storage/RefreshButton';
 import { chartSpecs, iops, ms, percent, ratio, times } from '../storage/metricsModel';
+import { FleetBackupModal } from './FleetBackupModal';
 import { chartKey, FleetTable } from './FleetTable';
 import type { Sort, SortKey } from './fleetModel';
 
@@ -64,6 +65,7 @@ function FleetTotals({ view, range }: { view: FleetView; range: string }) {
 /** Every appliance of every deployment in one view: offload, cache, IOPS, latency, space and alerts. */
 export function FleetPage() {
   const [minutes, setMinutes] = useState(60);
+  const [backingUp, setBackingUp] = useState(false);
   const [sort, setSort] = useState<Sort>({ key: 'name', descending: false });
   const [charted, setCharted] = useState<string>(FLEET);
   const fleet = useFleet(minutes);
@@ -102,9 +104,15 @@ export function FleetPage() {
           <>
             <RangePicker minutes={minutes} onChange={setMinutes} />
             <RefreshButton query={fleet} />
+            {view && view.deployments.length > 0 && (
+              <CdsButton action="outline" onClick={() => setBackingUp(true)}>
+                <CdsIcon shape="download" /> Back up all
+              </CdsButton>
+            )}
           </>
         }
       />
+      {backingUp && <FleetBackupModal onClose={() => setBackingUp(false)} />}
       {fleet.isPending && <Loading label="Reading every appliance" />}
       {fleet.isError && <ErrorState title="Could not read the fleet" error={fleet.error} onRetry={() => void fleet.refetch()} />}
       {view && view.deployments.length === 0 && (
