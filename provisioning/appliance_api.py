@@ -30,7 +30,8 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, BinaryIO, Literal
 
 from provisioning import cancel
 from provisioning.appliance_errors import (
@@ -132,16 +133,29 @@ class ApplianceApi:
         """One request, its answer as it comes (503 state_pending too): for a caller that shows it."""
         return self._exchange(method, path, body)
 
-    def _exchange(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+    def upload(self, method: str, path: str, source: Path) -> Any:
+        """Send a file as the request's body (application/octet-stream), read as it goes out; the
+        answer as ``call`` gives it."""
+        with source.open("rb") as stream:
+            status, data = self._exchange(method, path, None, (stream, source.stat().st_size))
+        return self.answer(method, path, status, data)
+
+    def _exchange(
+        self, method: str, path: str, body: Any, upload: tuple[BinaryIO, int] | None = None
+    ) -> tuple[int, Any]:
         cancel.check(self.cancelled, f"before {method} {path} on {self.name}")
         host, port = split_endpoint(self.endpoint)
         ctx = pinned_context(self.thumbprint)
         conn = http.client.HTTPSConnection(host, port, context=ctx, timeout=self.timeout)
         headers = {"Accept": "application/json"}
-        data = None
+        data: bytes | BinaryIO | None = None
         if body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
+        elif upload is not None:
+            data = upload[0]
+            headers["Content-Type"] = "application/octet-stream"
+            headers["Content-Length"] = str(upload[1])
         if self.token:
             headers["Authorization"] = f"Bearer {self.token}"
         try:

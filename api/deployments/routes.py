@@ -8,7 +8,8 @@ from api.deployments import service
 from api.deployments.held import held_of
 from api.deployments.schemas import DeploymentCreate, DeploymentOut, DeploymentUpdate, JobSecrets, PlanOut
 from api.deps import AppSettings, Box, Db
-from api.errors import ErrorBody
+from api.errors import Conflict, ErrorBody
+from api.fleet import bundle as fleet_bundle
 from api.jobs import service as jobs
 from api.jobs.routes import CONFLICT, NOT_FOUND, SECRET_MISSING
 from api.jobs.runner import runner_of
@@ -81,6 +82,28 @@ def destroy_deployment(
     """Start a job that removes every object this deployment made, and nothing else. Removing a Horizon pool
     or ZFS clones needs that password in this request (422 secret_required names it)."""
     return _start(deployment_id, "destroy", request, box, db, body)
+
+
+@router.post(
+    "/{deployment_id}/upgrade",
+    status_code=status.HTTP_202_ACCEPTED,
+    responses={**NOT_FOUND, **CONFLICT, **SECRET_MISSING},
+)
+def upgrade_deployment(
+    deployment_id: int,
+    request: Request,
+    box: Box,
+    db: Db,
+    settings: AppSettings,
+    body: JobSecrets | None = None,
+) -> JobOut:
+    """Start a rolling upgrade of its appliances with the bundle kept on the manager (PUT
+    /api/fleet/bundle): the bundle is staged on every appliance first, then each is upgraded in turn and
+    must be healthy on the new release (api, pools ONLINE, exports active) before the next; the first that
+    fails stops it, and the rest stay on their release. Needs the appliances' admin password."""
+    if fleet_bundle.staged(settings) is None:
+        raise Conflict("no upgrade bundle is kept on the manager: upload one first (PUT /api/fleet/bundle)")
+    return _start(deployment_id, "upgrade", request, box, db, body)
 
 
 def _start(

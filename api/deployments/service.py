@@ -15,10 +15,12 @@ from api.deployments.held import HeldSecrets
 from api.deployments.schemas import DeploymentCreate, DeploymentOut, JobSecrets, PlanOut
 from api.deployments.table import Deployment
 from api.errors import Conflict, NotFound, SecretRequired
+from api.fleet import upgrade as fleet_upgrade
 from api.jobs import service as jobs
 from api.jobs.runner import JobRunner, Outcome
 from api.jobs.table import Job
 from api.secretbox import SecretBox
+from api.settings import Settings
 from api.vcenters import service as vcenters
 from provisioning import apply as provisioning
 from provisioning import session
@@ -126,6 +128,8 @@ SECRET_WORDS = {
 
 def needed_secrets(plan: DeploymentPlan, kind: str) -> list[str]:
     """The JobSecrets fields a job of `kind` on `plan` needs."""
+    if kind == "upgrade":  # the appliances' api login, nothing of vCenter or Horizon
+        return ["admin_password"]
     zfs_copies = plan.fleet is not None and plan.pool is not None and plan.pool.full_copy == "zfs"
     needed = []
     # apply: the appliances' OVF property and their api's login; destroy: the login that releases the
@@ -157,8 +161,13 @@ def start_job(
     db: Session, box: SecretBox, held: HeldSecrets, runner: JobRunner, deployment_id: int, kind: str,
     body: JobSecrets | None,
 ) -> Job:  # fmt: skip
-    """Start an apply or destroy with the secrets of this request (422 naming the one missing)."""
+    """Start an apply, destroy or rolling upgrade with the secrets of this request (422 naming the one
+    missing). An upgrade needs appliances (and the route, a bundle kept on the manager)."""
     row = get(db, deployment_id)
+    if kind == "upgrade":
+        plan = DeploymentPlan.model_validate_json(row.plan_json)
+        if plan.fleet is None or not plan.fleet.appliances:
+            raise Conflict(f"deployment {row.name} has no appliances to upgrade")
     given = _given(row, kind, body)
     job = jobs.create(db, deployment_id, kind)
     _hand_over(db, box, held, runner, row, job, given)
@@ -221,9 +230,10 @@ def execute(
     box: SecretBox,
     held: HeldSecrets,
     timeout: float,
+    settings: Settings,
     options: Callable[[], Options] = Options,
 ) -> Outcome:
-    """Run one apply or destroy for the job runner (api.jobs.runner.Execute)."""
+    """Run one apply, destroy or rolling upgrade for the job runner (api.jobs.runner.Execute)."""
     secrets = held.take(deployment_id)
     with factory() as db:
         row = get(db, deployment_id)
@@ -236,6 +246,8 @@ def execute(
         return Outcome(
             "failed", f"the api restarted and keeps no passwords: resume it and give the {words}", {}
         )
+    if kind == "upgrade":
+        return fleet_upgrade.run(settings, deployment, secrets["admin_password"], record, cancelled)
     opts = options()
     opts.adopt = adopt
     opts.password = secrets.get("admin_password")
@@ -310,6 +322,7 @@ def job_runner(state: Any) -> JobRunner:
         box=state.secretbox,
         held=state.held_secrets,
         timeout=state.settings.vcenter_timeout,
+        settings=state.settings,
         options=lambda: state.provisioning_options(),
     )
     return JobRunner(state.sessionmaker, run)

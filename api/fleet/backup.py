@@ -70,7 +70,10 @@ def take(
         for item, data in done:
             if item.file is not None and data is not None:
                 archive.writestr(item.file, data)
-        report = {"created_at": now.isoformat(timespec="milliseconds"), "appliances": [i.model_dump() for i in items]}
+        report = {
+            "created_at": now.isoformat(timespec="milliseconds"),
+            "appliances": [i.model_dump() for i in items],
+        }
         archive.writestr(REPORT, json.dumps(report, indent=2) + "\n")
     out = folder(data_dir)
     out.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -11,8 +11,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from api.deps import AppSettings, Box, Db
-from api.errors import InvalidInput
-from api.fleet import backup, dashboard, proxy, service
+from api.errors import ErrorBody, InvalidInput, NotFound
+from api.fleet import backup, bundle, dashboard, proxy, service
 from api.fleet.schemas import (
     ApplianceStatus,
     DeploymentInventory,
@@ -21,7 +21,10 @@ from api.fleet.schemas import (
     FleetView,
 )
 from api.fleet.sessions import ApplianceSessions
+from api.jobs import service as jobs
 from api.jobs.routes import NOT_FOUND
+from api.upgrades.routes import BUNDLE_BODY
+from api.upgrades.schemas import Release
 
 router = APIRouter(prefix="/api/deployments", tags=["fleet"])
 fleet_router = APIRouter(prefix="/api/fleet", tags=["fleet"])
@@ -85,6 +88,35 @@ def list_fleet_backups(settings: AppSettings) -> list[FleetBackup]:
 def download_fleet_backup(name: str, settings: AppSettings) -> FileResponse:
     """One fleet backup's archive: a folder per deployment with each appliance's own backup file."""
     return FileResponse(backup.path_of(settings.data_dir, name), media_type="application/zip", filename=name)
+
+
+@fleet_router.put(
+    "/bundle",
+    status_code=status.HTTP_201_CREATED,
+    openapi_extra=BUNDLE_BODY,
+    responses={409: {"model": ErrorBody, "description": "A rolling upgrade is running"},
+               422: {"model": ErrorBody, "description": "Not a bundle, unsigned or tampered"}},
+)  # fmt: skip
+async def upload_fleet_bundle(request: Request, db: Db, settings: AppSettings) -> Release:
+    """Keep the upgrade bundle rolling upgrades give the appliances, in place of the one kept: its
+    signature and payload hash are checked first (each appliance checks them again, and that it fits)."""
+    busy = jobs.any_active(db, "upgrade") is not None
+    return await bundle.receive(settings, request.stream(), busy)
+
+
+@fleet_router.get("/bundle", responses=NOT_FOUND)
+def fleet_bundle(settings: AppSettings) -> Release:
+    """The upgrade bundle kept for rolling upgrades."""
+    manifest = bundle.staged(settings)
+    if manifest is None:
+        raise NotFound("No upgrade bundle is kept on the manager")
+    return Release.model_validate(manifest.model_dump())
+
+
+@fleet_router.delete("/bundle", status_code=status.HTTP_204_NO_CONTENT)
+def discard_fleet_bundle(db: Db, settings: AppSettings) -> None:
+    """Remove the kept bundle (refused while a rolling upgrade runs)."""
+    bundle.discard(settings, jobs.any_active(db, "upgrade") is not None)
 
 
 async def appliance_route(

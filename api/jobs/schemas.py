@@ -19,8 +19,10 @@ class JobOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     id: int = Field(description="Job id")
-    deployment_id: int = Field(description="The deployment it applies or destroys")
-    kind: Literal["apply", "destroy"] = Field(description="What it does")
+    deployment_id: int = Field(description="The deployment it applies, destroys or upgrades")
+    kind: Literal["apply", "destroy", "upgrade"] = Field(
+        description="What it does: make what is missing, remove it all, or a rolling upgrade of its appliances"
+    )
     state: JobState = Field(description="Where it is; 'interrupted' jobs resume when the api starts")
     cancel_requested: bool = Field(description="Whether a cancel was asked for")
     runs: int = Field(description="How many times it was started (resumes count)")

@@ -41,6 +41,11 @@ def active_of(db: Session, deployment_id: int) -> Job | None:
     return db.scalar(select(Job).where(Job.deployment_id == deployment_id, Job.state.in_(ACTIVE)))
 
 
+def any_active(db: Session, kind: str) -> Job | None:
+    """A job of ``kind`` of any deployment that is not over."""
+    return db.scalar(select(Job).where(Job.kind == kind, Job.state.in_(ACTIVE)).limit(1))
+
+
 def create(db: Session, deployment_id: int, kind: str) -> Job:
     if (busy := active_of(db, deployment_id)) is not None:
         raise Conflict(

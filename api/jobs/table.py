@@ -15,7 +15,7 @@ class Job(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     deployment_id: Mapped[int] = mapped_column(ForeignKey("deployments.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))  # apply | destroy
+    kind: Mapped[str] = mapped_column(String(16))  # apply | destroy | upgrade
     state: Mapped[str] = mapped_column(String(16), index=True)
     cancel_requested: Mapped[bool] = mapped_column(default=False)
     runs: Mapped[int] = mapped_column(default=0)

@@ -100,7 +100,7 @@ async def receive(settings: Settings, body: AsyncIterator[bytes]) -> Release:
     work.mkdir(mode=0o700, parents=True, exist_ok=True)
     incoming = work / "incoming.bundle"
     try:
-        await _save(body, incoming)
+        await save_upload(body, incoming)
         staged = _staged(settings)
         bundle.unstage(staged)
 
@@ -123,7 +123,8 @@ async def receive(settings: Settings, body: AsyncIterator[bytes]) -> Release:
     return staged_release
 
 
-async def _save(body: AsyncIterator[bytes], path: Path) -> None:
+async def save_upload(body: AsyncIterator[bytes], path: Path) -> None:
+    """Write an upload to ``path`` as it comes, refused past MAX_BUNDLE bytes."""
     size = 0
     with path.open("wb") as sink:
         async for chunk in body:

@@ -613,3 +613,73 @@ def test_an_appliances_storage_pages_through_the_manager(
         env = {**spec_run.base_env(server.url, PASSWORD), "ARCVSA_FREE_LUN": api_flows.LUN1}
         run = spec_run.run("fleet-storage.spec.ts", env, capsys)
     assert run.passed, run.why("the Playwright drill-down journey failed")
+
+
+def test_a_rolling_upgrade_stops_at_an_appliance_that_refuses_the_bundle(
+    vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rolling-upgrade.spec.ts: a deployment of four appliances, real arcvsa apis on the strict replay of
+    the 'fleet' recording, each with a release tree and an upgrade key of its own: vsa-0 and vsa-3 run
+    v1.0, vsa-1 runs v2.0 already, vsa-2 trusts another key than the build's. The manager trusts the build's
+    key. The spec keeps the v2.0 bundle on the manager (after one signed with another key is refused) and
+    starts the roll, which stops at vsa-2 before any appliance is upgraded."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from e2e.jobs_harness import lab_api
+    from fixtures.appliance import fleet_flows
+    from fixtures.upgrade_bundles import manifest_for, payload, signed
+    from support.appliance_server import replayed_appliances
+
+    from appliance.upgrade import bundle, release
+    from lab.vcsim import CLUSTER, DATACENTER, DATASTORES
+
+    key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    runs = [("v1.0", 10, key), ("v2.0", 20, key), ("v1.0", 10, other), ("v1.0", 10, key)]
+
+    def appliance_settings(i: int) -> dict[str, object]:
+        version, number, trusted = runs[i]
+        root, etc = tmp_path / f"opt-{i}", tmp_path / f"etc-{i}"
+        etc.mkdir(parents=True)
+        (etc / "upgrade-signing.pub").write_text(bundle.public_key_text(trusted))
+        pay = payload(tmp_path / f"release-{i}.tar")
+        release.install(root, manifest_for(pay, version, number), pay)
+        release.switch(root, version)
+        return {"install_root": root, "etc_dir": etc}
+
+    files = tmp_path / "bundles"
+    files.mkdir()
+    good = signed(files / "arcvsa-v2.0.upgrade", key, "v2.0", 20)
+    foreign = signed(files / "arcvsa-v2.0-other-key.upgrade", other, "v2.0", 20)
+    env = _role_env(tmp_path / "manager", None)
+    (Path(env["ARCVSA_ETC_DIR"]) / "upgrade-signing.pub").write_text(bundle.public_key_text(key))
+    dist = WEB / "dist"
+    assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
+    with (
+        replayed_appliances(
+            tmp_path / "appliances", 4, "fleet", fleet_flows.PASSWORD, settings=appliance_settings
+        ) as served,
+        ApiServer(tmp_path / "data", PASSWORD, web_dist=dist, env=env) as server,
+        lab_api(server, vcsim) as (api, vcenter_id),
+    ):
+        appliances = [
+            {
+                "host": f"DC0_C0_H{i}",
+                "name": f"vsa-{i}",
+                "api_endpoint": s.endpoint,
+                "api_thumbprint_sha256": s.thumbprint,
+            }
+            for i, (s, _) in enumerate(served)
+        ]
+        fleet = {"ova_path": "arcvsa.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
+                 "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
+        plan = {"name": "e2e-roll", "datacenter": DATACENTER, "cluster": CLUSTER, "fleet": fleet}
+        made = api.post("/api/deployments", json={"vcenter_id": vcenter_id, "plan": plan})
+        assert made.status_code == 201, made.text
+        extra = {
+            "ARCVSA_E2E_BUNDLE": str(good),
+            "ARCVSA_E2E_OTHER_KEY_BUNDLE": str(foreign),
+            "ARCVSA_APPLIANCE_PASSWORD": fleet_flows.PASSWORD,
+        }
+        run = spec_run.run(
+            "rolling-upgrade.spec.ts", spec_run.base_env(server.url, PASSWORD, **extra), capsys
+        )
+    assert run.passed, run.why("the Playwright rolling upgrade failed")

@@ -35,9 +35,11 @@ from support.api import make_settings
 class ApplianceServer:
     """https://127.0.0.1:port with the api's own self-signed certificate (as first boot makes one)."""
 
-    def __init__(self, folder: Path, gateway: Gateway, files: Files, admin_password: str) -> None:
+    def __init__(
+        self, folder: Path, gateway: Gateway, files: Files, admin_password: str, **settings_: object
+    ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        settings = make_settings(folder / "data", admin_password=SecretStr(admin_password))
+        settings = make_settings(folder / "data", admin_password=SecretStr(admin_password), **settings_)
         self.app = create_app(settings)
         self.app.state.storage_gateway = gateway
         self.app.state.storage_files = files
@@ -77,10 +79,12 @@ def replayed_appliances(
     scenario: str,
     password: str,
     wrap: Callable[[ReplayRunner], Runner] | None = None,
+    settings: Callable[[int], dict[str, object]] | None = None,
 ) -> Iterator[list[tuple[ApplianceServer, ReplayRunner]]]:
     """`count` appliance apis, each on its own strict replay of `scenario` (and the runner, to look at).
 
     `wrap`: a Runner around the replay, for side effects a real appliance's commands have elsewhere.
+    `settings`: the i-th appliance's settings beyond the test's defaults (its release tree, its etc).
     """
     with contextlib.ExitStack() as stack:
         out = []
@@ -88,6 +92,9 @@ def replayed_appliances(
             gateway, files, runner = replay(scenario, folder / f"appliance-{i}" / "root")
             if wrap is not None:
                 gateway = Gateway(wrap(runner))
-            server = stack.enter_context(ApplianceServer(folder / f"appliance-{i}", gateway, files, password))
+            extra = settings(i) if settings is not None else {}
+            server = stack.enter_context(
+                ApplianceServer(folder / f"appliance-{i}", gateway, files, password, **extra)
+            )
             out.append((server, runner))
         yield out

@@ -350,7 +350,9 @@ def test_the_managers_alerts_are_its_appliances_each_named_and_they_reach_syslog
         ("fleet/fleet-n/vsa-9/unread", "critical", "vsa-9"),  # critical first
         ("fleet/fleet-n/vsa-0/time/sync", "warning", "vsa-0: time synchronisation"),
     ], got
-    assert listed.json()[0]["message"].startswith("the manager cannot read this appliance of deployment fleet-n: ")
+    assert listed.json()[0]["message"].startswith(
+        "the manager cannot read this appliance of deployment fleet-n: "
+    )
     assert "cannot be reached" in listed.json()[0]["message"]
     assert again == listed.json() and len(reads) == 1, "the banner and the checker share one read"
     assert sent == {"syslog": 2}

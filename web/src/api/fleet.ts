@@ -52,3 +52,50 @@ export function useDownloadFleetBackup() {
     },
   });
 }
+
+export type FleetRelease = components['schemas']['Release'];
+const bundleKey = ['fleet', 'bundle'] as const;
+
+/** The upgrade bundle kept on the manager for rolling upgrades, or null when none is. */
+export function useFleetBundle() {
+  return useQuery({
+    queryKey: bundleKey,
+    queryFn: async () => {
+      const result = await api.GET('/api/fleet/bundle');
+      if (result.response.status === 404) return null;
+      return call(Promise.resolve(result));
+    },
+  });
+}
+
+/** Keep a bundle on the manager (its signature checked first) in place of the one kept. */
+export function useUploadFleetBundle() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (file: File) =>
+      call(
+        api.PUT('/api/fleet/bundle', {
+          // The route takes the bytes as they are (application/octet-stream), not JSON.
+          body: file as unknown as string,
+          bodySerializer: (body: unknown) => body,
+          headers: { 'Content-Type': 'application/octet-stream' },
+        }),
+      ),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: bundleKey }),
+  });
+}
+
+/** Start a rolling upgrade of one deployment's appliances with the kept bundle. */
+export function useStartRollingUpgrade() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ deployment, password }: { deployment: number; password: string }) =>
+      call(
+        api.POST('/api/deployments/{deployment_id}/upgrade', {
+          params: { path: { deployment_id: deployment } },
+          body: { admin_password: password },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['jobs'] }),
+  });
+}

@@ -5,6 +5,8 @@ import { JobState } from './JobState';
 import { SecretAsk, SecretDialog } from './SecretAsk';
 import { shownError, useSecretAsk } from './secrets';
 
+const KIND_WORDS = { apply: 'Apply', destroy: 'Destroy', upgrade: 'Upgrade' } as const;
+
 /**
  * One job followed live (read again every second until it ends): progress, outcome, failures, resume. A
  * resume that needs a password asks for it (in a dialog, or in place when `inDialog`: one is open already).
@@ -19,13 +21,13 @@ export function JobProgress({ jobId, inDialog = false }: { jobId: number; inDial
   }
   const j = job.data;
   const running = !finished(j);
-  const label = `${j.kind === 'apply' ? 'Apply' : 'Destroy'} job ${j.id}`;
+  const label = `${KIND_WORDS[j.kind]} job ${j.id}`;
   return (
     <div className="job-progress" data-testid="job-progress" data-job={j.id} data-state={j.state} aria-live="polite">
       <div className="section-head">
         <JobState job={j} />
         <span className="muted small">
-          {j.done} of {j.total || '?'} objects{j.runs > 1 ? ` · run ${j.runs}` : ''}
+          {j.done} of {j.total || '?'} {j.kind === 'upgrade' ? 'appliances' : 'objects'}{j.runs > 1 ? ` · run ${j.runs}` : ''}
         </span>
         <div className="section-actions">
           {running && (
