@@ -11,6 +11,8 @@
 #                  make ops-lab). tests/lab/upgrade: an in-place upgrade of a serving appliance (signed
 #                  bundles refused when tampered, a failing release rolled back, a good one applied),
 #                  from HEAD~1's image, or ARCVSA_UPGRADE_FROM=REV's (`same`: this tree's).
+#                  tests/lab/fleet: the manager on the host drives the lab appliance: a pool, datastore
+#                  and export made through its drill-down, then a rolling upgrade of it under a writer.
 #
 # Debian's prometheus package brings promtool (the unit tests run `promtool check metrics` on the
 # exposition) and the server the lab test starts. Its unit file is not used: the tests run the binaries.
@@ -18,6 +20,6 @@ APT_PACKAGES += prometheus rsyslog
 
 .PHONY: ops-lab
 
-## ops-lab: Prometheus scrape, alerts, syslog, backup/restore and upgrade on lab VMs (under the lab lock)
+## ops-lab: Prometheus scrape, alerts, syslog, backup/restore, upgrade and fleet on lab VMs (under the lab lock)
 ops-lab: image
-	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops tests/lab/backup tests/lab/upgrade
+	ARCVSA_LAB_REQUIRED=1 $(PY) -m pytest -q -s -p no:cacheprovider -m lab tests/lab/ops tests/lab/backup tests/lab/upgrade tests/lab/fleet

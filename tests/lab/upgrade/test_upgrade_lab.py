@@ -21,9 +21,7 @@ write must be there (reliability/ledger.py's rule), and nfs-ganesha is the proce
 
 from __future__ import annotations
 
-import hashlib
 import http.client
-import io
 import json
 import os
 import re
@@ -40,6 +38,7 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from fixtures.appliance.remote import SshRunner, nfs_cp, wait_writable
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
+from support.next_release import BUILD, next_bundle
 
 from appliance.control import modparams
 from appliance.upgrade import bundle
@@ -49,7 +48,6 @@ from reliability.writer import Writer, WriterSpec
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
 
 REPO = Path(__file__).resolve().parents[3]
-BUILD = REPO / "build" / "image"
 MIGRATIONS = REPO / "api" / "migrations" / "versions"
 LUN0 = "/dev/disk/by-id/virtio-lun0"
 HOST = "10.0.2.2"  # the host as qemu user networking shows it to the guest
@@ -78,33 +76,6 @@ def migration(revision: str, body: str) -> bytes:
         f'revision = "{revision}"\ndown_revision = "{head_revision()}"\nbranch_labels = None\n'
         f"depends_on = None\n\n\ndef upgrade() -> None:\n    {body}\n\n\ndef downgrade() -> None:\n    pass\n"
     ).encode()
-
-
-def next_bundle(
-    out: Path, version: str, release: int, extra: dict[str, bytes], key: Ed25519PrivateKey
-) -> Path:
-    """The image's payload plus ``extra`` files, as release ``version``, signed with ``key``."""
-    record = json.loads((BUILD / "latest.json").read_text(encoding="utf-8"))
-    source = BUILD / "cache" / "payload.tar"
-    payload = out.with_suffix(".payload.tar")
-    with tarfile.open(source) as tin, tarfile.open(payload, "w", format=tarfile.PAX_FORMAT) as tout:
-        for info in tin:
-            tout.addfile(info, tin.extractfile(info) if info.isreg() else None)
-        for name, data in extra.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(data), 0o644
-            tout.addfile(info, io.BytesIO(data))
-    data = payload.read_bytes()
-    base = json.loads((BUILD / "payload" / "release.json").read_text(encoding="utf-8"))["release"]["base_key"]
-    manifest = bundle.Manifest(
-        version=version,
-        release=release,
-        payload_sha256=hashlib.sha256(data).hexdigest(),
-        payload_bytes=len(data),
-        base_key=base,
-    )
-    assert record["release"] >= 1
-    return bundle.write(out, manifest, payload, key)
 
 
 def put_bundle(booted: BootedAppliance, token: str, path: Path) -> tuple[int, Any]:
