@@ -100,6 +100,7 @@ def view(db: Session, box: SecretBox, sessions: ApplianceSessions, minutes: int)
                 vcenter=vcenters.get(row.vcenter_id, "?"),
                 datacenter=plan.datacenter,
                 cluster=plan.cluster,
+                horizon=str(plan.horizon.endpoint) if plan.horizon else None,
                 appliances=found,
             )
         )

@@ -128,6 +128,9 @@ class FleetDeployment(BaseModel):
     vcenter: str = Field(description="Name of the vCenter it is deployed in")
     datacenter: str = Field(description="Datacenter")
     cluster: str = Field(description="Cluster")
+    horizon: str | None = Field(
+        None, description="host:port of the Horizon Connection Server its pool is handed to, if one is"
+    )
     appliances: list[FleetAppliance] = Field(description="Its appliances, in the plan's order")
 
 

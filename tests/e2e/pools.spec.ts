@@ -52,6 +52,9 @@ test('desktop pools: see, grow, recompose and delete a pool; the appliances page
     await expect(card).toBeVisible();
     await expect(card.getByTestId('pool-count')).toContainText('3 desktops');
     await expect(card.getByTestId('pool-source')).toHaveText(`${GOLDEN}@base`);
+    // which vCenter and which Horizon it belongs to, as the Add vCenter step named them
+    await expect(card.getByTestId('deployment-vcenter')).toHaveText(/^lab-vc \(127\.0\.0\.1\)$/);
+    await expect(card.getByTestId('deployment-horizon')).toHaveText('not handed to Horizon');
     await expect(card.getByTestId('job-state').first()).toHaveAttribute('data-state', 'succeeded');
     await expect(card.getByTestId('desktops-present')).toHaveText('3 of 3');
     await shot(page, dir, '01-pools');

@@ -194,10 +194,13 @@ def test_the_fleet_view_reads_every_appliance_at_once_and_names_why_one_could_no
             _appliance("vsb-2", "DC0_C0_H1", quiet.endpoint, None),
         ]
         nfs = {"name": "arcvsa-nfs", "server": "192.0.2.21", "path": f"/{fleet_flows.DATASET}"}
-        for name, appliances in (("fleet-b", second), ("fleet-a", first)):
+        horizon = {"endpoint": "horizon.example.test:443", "username": "vdiadmin", "domain": "corp",
+                   "vcenter": "vc.example.test"}  # fmt: skip
+        for name, appliances, handed in (("fleet-b", second, {"pool": POOL, "horizon": horizon}),
+                                         ("fleet-a", first, {})):  # fmt: skip
             fleet = {"ova_path": "x.ova", "network": "vsa-nfs", "datastore": DATASTORES[0],
                      "admin_password": fleet_flows.PASSWORD, "appliances": appliances}  # fmt: skip
-            _deployment(admin, site, name=name, fleet=fleet, nfs=nfs)
+            _deployment(admin, site, name=name, fleet=fleet, nfs=nfs, **handed)
 
         started = time.monotonic()
         r = admin.get("/api/fleet", params={"minutes": 15})
@@ -212,6 +215,7 @@ def test_the_fleet_view_reads_every_appliance_at_once_and_names_why_one_could_no
 
     assert [d["name"] for d in view["deployments"]] == ["fleet-a", "fleet-b"]
     assert {(d["vcenter"], d["cluster"]) for d in view["deployments"]} == {("vc", CLUSTER)}
+    assert [d["horizon"] for d in view["deployments"]] == [None, "horizon.example.test:443"]
     got = {a["name"]: a for d in view["deployments"] for a in d["appliances"]}
     states = {name: a["state"] for name, a in got.items()}
     assert states == {"vsa-0": "ok", "vsa-1": "ok", "vsa-2": "slow",

@@ -3843,6 +3843,11 @@ export interface components {
              */
             datacenter: string;
             /**
+             * Horizon
+             * @description host:port of the Horizon Connection Server its pool is handed to, if one is
+             */
+            horizon?: string | null;
+            /**
              * Id
              * @description Deployment id
              */

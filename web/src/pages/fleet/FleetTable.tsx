@@ -44,6 +44,7 @@ export function FleetTable({ deployment, sort, onSort, charted, onChart }: Props
         </h2>
         <span className="muted small">
           vCenter {deployment.vcenter} · {deployment.datacenter} / {deployment.cluster}
+          {deployment.horizon && <> · Horizon {deployment.horizon}</>}
         </span>
       </div>
       <div className="table-wrap">

@@ -1,4 +1,5 @@
 import type { Deployment } from '../../api/deployments';
+import { useVCenters } from '../../api/vcenters';
 import { formatMib } from '../../format';
 import type { DeploymentInventory } from './fleetApi';
 import { DesktopsPresent } from './DesktopsPresent';
@@ -11,8 +12,20 @@ export function PoolFacts({ deployment, inventory }: { deployment: Deployment; i
   const { plan } = deployment;
   const pool = plan.pool;
   const datastores = datastoresOf(plan);
+  const vcenters = useVCenters();
+  const vcenter = vcenters.data?.find((v) => v.id === deployment.vcenter_id);
   return (
     <dl className="facts">
+      <div>
+        <dt>vCenter</dt>
+        <dd data-testid="deployment-vcenter">{vcenter ? `${vcenter.name} (${vcenter.host})` : `vCenter ${deployment.vcenter_id}`}</dd>
+      </div>
+      <div>
+        <dt>Horizon</dt>
+        <dd data-testid="deployment-horizon">
+          {plan.horizon ? `${plan.horizon.endpoint} (pool ${plan.horizon.pool_name ?? pool?.name ?? ''})` : 'not handed to Horizon'}
+        </dd>
+      </div>
       <div>
         <dt>Type</dt>
         <dd>{pool ? poolTypeOf(pool) : 'No desktop pool'}</dd>
