@@ -45,10 +45,10 @@ def deployment_inventory(deployment_id: int, box: Box, db: Db, settings: AppSett
 
 
 @router.get("/{deployment_id}/appliances", responses=NOT_FOUND)
-def deployment_appliances(deployment_id: int, box: Box, db: Db) -> list[ApplianceStatus]:
+def deployment_appliances(deployment_id: int, box: Box, db: Db, sessions: Sessions) -> list[ApplianceStatus]:
     """Each appliance's health, version and pool state, asked of its own api (pinned TLS), each within
     a few seconds so that one dead appliance does not hold up the others."""
-    return service.appliances(db, box, deployment_id)
+    return service.appliances(db, box, sessions, deployment_id)
 
 
 @fleet_router.get("")

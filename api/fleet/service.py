@@ -6,7 +6,6 @@ over its pinned certificate, never trusted on first use here (apply pins it when
 
 from __future__ import annotations
 
-import contextlib
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -15,10 +14,11 @@ from sqlalchemy.orm import Session
 
 from api.deployments import service as deployments
 from api.fleet.schemas import ApplianceStatus, DeploymentInventory, OwnedDesktop, ZfsPoolStatus
+from api.fleet.sessions import ApplianceSessions
 from api.secretbox import SecretBox
 from provisioning import session
 from provisioning.appliance_api import ApplianceApi
-from provisioning.appliance_errors import ApplianceApiError
+from provisioning.appliance_errors import ApplianceApiError, ApplianceRequestRefused
 from provisioning.diff import teardown
 from provisioning.health import endpoint_of
 from provisioning.live import read_state
@@ -53,7 +53,9 @@ def inventory(db: Session, box: SecretBox, deployment_id: int, timeout: float) -
     )
 
 
-def appliances(db: Session, box: SecretBox, deployment_id: int) -> list[ApplianceStatus]:
+def appliances(
+    db: Session, box: SecretBox, sessions: ApplianceSessions, deployment_id: int
+) -> list[ApplianceStatus]:
     row = deployments.get(db, deployment_id)
     plan = DeploymentPlan.model_validate_json(row.plan_json)
     if plan.fleet is None:
@@ -63,8 +65,10 @@ def appliances(db: Session, box: SecretBox, deployment_id: int) -> list[Applianc
     specs = plan.fleet.appliances
     pool_of_threads = ThreadPoolExecutor(max_workers=min(16, len(specs)), thread_name_prefix="probe")
     try:
-        futures = [pool_of_threads.submit(probe, spec, password, pool, PROBE_TIMEOUT) for spec in specs]
-        deadline = time.monotonic() + PROBE_TIMEOUT * 4  # health, login, pool, logout at most
+        futures = [
+            pool_of_threads.submit(probe, spec, password, pool, sessions, PROBE_TIMEOUT) for spec in specs
+        ]
+        deadline = time.monotonic() + PROBE_TIMEOUT * 4  # health, a login, the pool (and a login again)
         out = []
         for spec, future in zip(specs, futures, strict=True):
             try:
@@ -84,8 +88,10 @@ def _status(spec: ApplianceSpec, **values: object) -> ApplianceStatus:
     return ApplianceStatus.model_validate({**base, **values})
 
 
-def probe(spec: ApplianceSpec, password: str | None, pool: str | None, timeout: float) -> ApplianceStatus:
-    """Ask one appliance's api: /api/health, then (with the admin password) its pool(s)."""
+def probe(
+    spec: ApplianceSpec, password: str | None, pool: str | None, sessions: ApplianceSessions, timeout: float
+) -> ApplianceStatus:
+    """Ask one appliance's api: /api/health, then (as its admin, the manager's kept session) its pool(s)."""
     started = time.monotonic()
     endpoint = endpoint_of(spec)
     if endpoint is None:
@@ -105,7 +111,7 @@ def probe(spec: ApplianceSpec, password: str | None, pool: str | None, timeout: 
         alerts.append("no admin password stored with the plan: pool state unknown")
     else:
         try:
-            pools = _pools(api, password, pool)
+            pools = _pools(api, password, pool, sessions)
         except ApplianceApiError as exc:
             alerts.append(f"pool state unreadable: {exc}")
     for p in pools or []:
@@ -119,19 +125,19 @@ def probe(spec: ApplianceSpec, password: str | None, pool: str | None, timeout: 
     )  # fmt: skip
 
 
-def _pools(api: ApplianceApi, password: str, pool: str | None) -> list[ZfsPoolStatus]:
-    api.login(password)
-    try:
-        if pool is not None:
-            found = api.pool(pool)
-            answers = [found] if found else []
-            if found is None:
-                return [ZfsPoolStatus(name=pool, state="MISSING", data_errors=0, device_errors=0)]
-        else:
-            answers = list(api.call("GET", "/api/storage/pools"))
-    finally:
-        with contextlib.suppress(ApplianceApiError):
-            api.exchange("POST", "/api/auth/logout")  # end the session this opened
+def _pools(
+    api: ApplianceApi, password: str, pool: str | None, sessions: ApplianceSessions
+) -> list[ZfsPoolStatus]:
+    if pool is None:
+        answers = list(sessions.read(api, password, "/api/storage/pools"))
+    else:
+        try:
+            answers = [sessions.read(api, password, f"/api/storage/pools/{pool}")]
+        except ApplianceRequestRefused as exc:
+            # only the storage's own 404 means no such pool: a machine without storage answers 404 too
+            if exc.status != 404 or exc.code != "not_found":
+                raise
+            return [ZfsPoolStatus(name=pool, state="MISSING", data_errors=0, device_errors=0)]
     return [
         ZfsPoolStatus(
             name=str(p["name"]),

@@ -111,6 +111,14 @@ def test_appliances_report_health_version_pool_and_alerts_and_a_dead_one_does_no
     # Short enough that a stall would show; long enough for a replayed appliance's login (argon2) on a
     # machine whose two cores run other tests too.
     monkeypatch.setattr(service, "PROBE_TIMEOUT", 3.0)
+    logins: list[str] = []
+    real_login = ApplianceApi.login
+
+    def counted(api: ApplianceApi, password: str, username: str = "admin") -> None:
+        logins.append(api.name)
+        real_login(api, password, username)
+
+    monkeypatch.setattr(ApplianceApi, "login", counted)
     silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never speaks TLS
     with silent, replayed_appliances(tmp_path / "fleet", 2, "fleet", fleet_flows.PASSWORD) as served:
         appliances = [
@@ -129,9 +137,12 @@ def test_appliances_report_health_version_pool_and_alerts_and_a_dead_one_does_no
         # The silent appliance is given up on at its first call's timeout; the live ones take four calls.
         # Without the timeouts the silent appliance would hold the page for ever.
         assert time.monotonic() - started < 20, "the silent appliance is given up on after its 3 s timeout"
+        assert sorted(logins) == ["vsa-0", "vsa-1"]
         server = served[1][0]  # apply's storage step on vsa-1 (the recording's pool and export)
-        fleet_flows.fleet_flow(ApplianceApi(server.endpoint, server.thumbprint, name="vsa-1"))
+        fleet_flows.fleet_flow(ApplianceApi(server.endpoint, server.thumbprint, name="apply"))
+        logins.clear()
         second = {a["name"]: a for a in admin.get(f"/api/deployments/{dep}/appliances").json()}
+        assert logins == [], "the manager's kept sessions: no argon2 login per page read"
 
     assert list(first) == ["vsa-0", "vsa-1", "vsa-2", "vsa-3"]
     fresh = first["vsa-0"]  # the recording's first look: no pool tank yet (as on a new appliance)
