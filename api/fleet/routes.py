@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.deps import AppSettings, Box, Db
 from api.errors import ErrorBody, InvalidInput, NotFound
-from api.fleet import backup, bundle, dashboard, proxy, service
+from api.fleet import backups, bundle, dashboard, proxy, service
 from api.fleet.schemas import (
     ApplianceStatus,
     DeploymentInventory,
@@ -71,13 +71,13 @@ def make_fleet_backup(
     """Back up every appliance (or one deployment's) at once: each makes its own backup under the
     passphrase, and the manager keeps them in one archive (the 5 newest are kept) with a report of
     what each appliance did. An appliance that fails is named with why; the others are kept."""
-    return backup.take(db, box, sessions, settings.data_dir, body.passphrase, body.deployment_id)
+    return backups.take(db, box, sessions, settings.data_dir, body.passphrase, body.deployment_id)
 
 
 @fleet_router.get("/backups")
 def list_fleet_backups(settings: AppSettings) -> list[FleetBackup]:
     """The fleet backups kept on the manager, newest first."""
-    return backup.listed(settings.data_dir)
+    return backups.listed(settings.data_dir)
 
 
 @fleet_router.get(
@@ -87,7 +87,7 @@ def list_fleet_backups(settings: AppSettings) -> list[FleetBackup]:
 )
 def download_fleet_backup(name: str, settings: AppSettings) -> FileResponse:
     """One fleet backup's archive: a folder per deployment with each appliance's own backup file."""
-    return FileResponse(backup.path_of(settings.data_dir, name), media_type="application/zip", filename=name)
+    return FileResponse(backups.path_of(settings.data_dir, name), media_type="application/zip", filename=name)
 
 
 @fleet_router.put(

@@ -27,7 +27,7 @@ from support.notify_servers import Rsyslog
 
 from api.backup import envelope
 from api.fleet import alerts as fleet_alerts
-from api.fleet import backup as fleet_backup
+from api.fleet import backups as fleet_backup
 from api.fleet import dashboard, figures, service
 from api.fleet.schemas import FleetFigures
 from api.fleet.sessions import ApplianceSessions

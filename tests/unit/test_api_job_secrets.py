@@ -66,7 +66,7 @@ def test_a_run_without_its_secrets_fails_at_once_and_never_uses_the_sealed_copy(
         events: list[str] = []
         outcome = service.execute(
             "apply", deployment_id, lambda *e: events.append(str(e)), lambda: False,
-            factory=state.sessionmaker, box=box, held=HeldSecrets(), timeout=1,
+            factory=state.sessionmaker, box=box, held=HeldSecrets(), timeout=1, settings=state.settings,
         )  # fmt: skip
     assert outcome.state == "failed"
     assert "resume it and give the appliances' admin password" in outcome.message
