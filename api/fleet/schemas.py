@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from api.alerts.schemas import Alert
-from api.backup.schemas import MIN_PASSPHRASE
+from api.backup.schemas import BackupRequest
 from provisioning.diff import Action
 
 
@@ -146,15 +146,9 @@ class FleetView(BaseModel):
     seconds: float = Field(description="how long reading the whole fleet took")
 
 
-class FleetBackupRequest(BaseModel):
-    """Back up every appliance (or one deployment's) under one passphrase."""
+class FleetBackupRequest(BackupRequest):
+    """Back up every appliance (or one deployment's), each under this passphrase."""
 
-    passphrase: str = Field(
-        min_length=MIN_PASSPHRASE,
-        max_length=1024,
-        repr=False,
-        description=f"at least {MIN_PASSPHRASE} characters; each appliance's file is encrypted under it",
-    )
     deployment_id: int | None = Field(None, ge=1, description="only this deployment's appliances")
 
 

@@ -626,24 +626,14 @@ def test_a_rolling_upgrade_stops_at_an_appliance_that_refuses_the_bundle(
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from e2e.jobs_harness import lab_api
     from fixtures.appliance import fleet_flows
-    from fixtures.upgrade_bundles import manifest_for, payload, signed
-    from support.appliance_server import replayed_appliances
+    from fixtures.upgrade_bundles import signed
+    from support.appliance_server import release_trees, replayed_appliances
 
-    from appliance.upgrade import bundle, release
+    from appliance.upgrade import bundle
     from lab.vcsim import CLUSTER, DATACENTER, DATASTORES
 
     key, other = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     runs = [("v1.0", 10, key), ("v2.0", 20, key), ("v1.0", 10, other), ("v1.0", 10, key)]
-
-    def appliance_settings(i: int) -> dict[str, object]:
-        version, number, trusted = runs[i]
-        root, etc = tmp_path / f"opt-{i}", tmp_path / f"etc-{i}"
-        etc.mkdir(parents=True)
-        (etc / "upgrade-signing.pub").write_text(bundle.public_key_text(trusted))
-        pay = payload(tmp_path / f"release-{i}.tar")
-        release.install(root, manifest_for(pay, version, number), pay)
-        release.switch(root, version)
-        return {"install_root": root, "etc_dir": etc}
 
     files = tmp_path / "bundles"
     files.mkdir()
@@ -655,7 +645,7 @@ def test_a_rolling_upgrade_stops_at_an_appliance_that_refuses_the_bundle(
     assert (dist / "index.html").exists(), "web/dist is missing: run `make web` first"
     with (
         replayed_appliances(
-            tmp_path / "appliances", 4, "fleet", fleet_flows.PASSWORD, settings=appliance_settings
+            tmp_path / "appliances", 4, "fleet", fleet_flows.PASSWORD, settings=release_trees(tmp_path, runs)
         ) as served,
         ApiServer(tmp_path / "data", PASSWORD, web_dist=dist, env=env) as server,
         lab_api(server, vcsim) as (api, vcenter_id),

@@ -16,8 +16,10 @@ from types import TracebackType
 
 import uvicorn
 from cryptography import x509
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding
 from fixtures.appliance.replay import ReplayRunner, replay
+from fixtures.upgrade_bundles import manifest_for, payload
 from pydantic import SecretStr
 
 from api import serving
@@ -27,6 +29,7 @@ from api.tls import ensure_certificate
 from appliance.control.files import Files
 from appliance.control.gateway import Gateway, Runner
 from appliance.control.observed import EVERY_PART
+from appliance.upgrade import bundle, release
 from lab.daemon import free_port
 from provisioning.certificate import thumbprint_sha256
 from support.api import make_settings
@@ -98,3 +101,22 @@ def replayed_appliances(
             )
             out.append((server, runner))
         yield out
+
+
+def release_trees(
+    folder: Path, runs: list[tuple[str, int, Ed25519PrivateKey]]
+) -> Callable[[int], dict[str, object]]:
+    """`replayed_appliances`' settings for appliances that run a release: the i-th runs ``runs[i]``'s
+    version (and release number) from a release tree of its own and trusts that key's upgrade bundles."""
+
+    def settings(i: int) -> dict[str, object]:
+        version, number, key = runs[i]
+        root, etc = folder / f"opt-{i}", folder / f"etc-{i}"
+        etc.mkdir(parents=True)
+        (etc / "upgrade-signing.pub").write_text(bundle.public_key_text(key))
+        pay = payload(folder / f"release-{i}-{version}.tar")
+        release.install(root, manifest_for(pay, version, number), pay)
+        release.switch(root, version)
+        return {"install_root": root, "etc_dir": etc}
+
+    return settings

@@ -101,6 +101,19 @@ def test_inventory_counts_the_desktops_present_against_the_plan_and_lists_the_te
     assert admin.get("/api/deployments/999/inventory").status_code == 404
 
 
+def _count_logins(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the appliances each ApplianceApi.login from now on was for, in order."""
+    logins: list[str] = []
+    real_login = ApplianceApi.login
+
+    def counted(api: ApplianceApi, password: str, username: str = "admin") -> None:
+        logins.append(api.name)
+        real_login(api, password, username)
+
+    monkeypatch.setattr(ApplianceApi, "login", counted)
+    return logins
+
+
 def _appliance(name: str, host: str, endpoint: str, thumbprint: str | None) -> dict[str, Any]:
     return {"host": host, "name": name, "api_endpoint": endpoint, "api_thumbprint_sha256": thumbprint}
 
@@ -111,14 +124,7 @@ def test_appliances_report_health_version_pool_and_alerts_and_a_dead_one_does_no
     # Short enough that a stall would show; long enough for a replayed appliance's login (argon2) on a
     # machine whose two cores run other tests too.
     monkeypatch.setattr(service, "PROBE_TIMEOUT", 3.0)
-    logins: list[str] = []
-    real_login = ApplianceApi.login
-
-    def counted(api: ApplianceApi, password: str, username: str = "admin") -> None:
-        logins.append(api.name)
-        real_login(api, password, username)
-
-    monkeypatch.setattr(ApplianceApi, "login", counted)
+    logins = _count_logins(monkeypatch)
     silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never speaks TLS
     with silent, replayed_appliances(tmp_path / "fleet", 2, "fleet", fleet_flows.PASSWORD) as served:
         appliances = [
@@ -178,14 +184,7 @@ def test_the_fleet_view_reads_every_appliance_at_once_and_names_why_one_could_no
     admin: TestClient, site: Vcsim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(dashboard, "TIMEOUT", 3.0)
-    logins: list[str] = []
-    real_login = ApplianceApi.login
-
-    def counted(api: ApplianceApi, password: str, username: str = "admin") -> None:
-        logins.append(api.name)
-        real_login(api, password, username)
-
-    monkeypatch.setattr(ApplianceApi, "login", counted)
+    logins = _count_logins(monkeypatch)
     samples = _recorded_samples(tmp_path / "recorded")
     silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never speaks TLS
     with silent, replayed_appliances(tmp_path / "fleet", 2, "fleet", fleet_flows.PASSWORD) as served:

@@ -17,11 +17,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from fastapi.testclient import TestClient
 from fixtures.appliance import fleet_flows
-from fixtures.upgrade_bundles import manifest_for, payload, signed
+from fixtures.upgrade_bundles import signed
 from support.api import client_for, logged_in, make_settings
-from support.appliance_server import replayed_appliances
+from support.appliance_server import release_trees, replayed_appliances
 
-from appliance.upgrade import bundle, release
+from appliance.upgrade import bundle
 from lab.vcsim import CLUSTER, DATACENTER, DATASTORES, Vcsim
 from provisioning.appliance_api import ApplianceApi
 
@@ -42,25 +42,6 @@ def manager(tmp_path: Path) -> Iterator[TestClient]:
     (settings.etc_dir / "upgrade-signing.pub").write_text(bundle.public_key_text(KEY))
     with client_for(settings) as c:
         yield logged_in(c)
-
-
-def _tree(root: Path, version: str, number: int) -> None:
-    """An appliance's release tree running ``version``."""
-    pay = payload(root.parent / f"{root.name}-{version}.tar")
-    release.install(root, manifest_for(pay, version, number), pay)
-    release.switch(root, version)
-
-
-def _appliance_settings(tmp_path: Path, runs: list[tuple[str, int, Ed25519PrivateKey]]) -> Any:
-    def settings(i: int) -> dict[str, object]:
-        version, number, key = runs[i]
-        root, etc = tmp_path / f"opt-{i}", tmp_path / f"etc-{i}"
-        etc.mkdir(parents=True)
-        (etc / "upgrade-signing.pub").write_text(bundle.public_key_text(key))
-        _tree(root, version, number)
-        return {"install_root": root, "etc_dir": etc}
-
-    return settings
 
 
 def _deployment(manager: TestClient, site: Vcsim, appliances: list[dict[str, Any]]) -> int:
@@ -112,7 +93,7 @@ def test_a_roll_stops_at_an_appliance_that_refuses_the_bundle_before_any_is_upgr
     runs = [("v1.0", 10, KEY), ("v2.0", 20, KEY), ("v1.0", 10, OTHER), ("v1.0", 10, KEY)]
     good = signed(tmp_path / "v2.upgrade", KEY, "v2.0", 20)
     with replayed_appliances(
-        tmp_path / "fleet", 4, "fleet", fleet_flows.PASSWORD, settings=_appliance_settings(tmp_path, runs)
+        tmp_path / "fleet", 4, "fleet", fleet_flows.PASSWORD, settings=release_trees(tmp_path, runs)
     ) as served:
         specs = [
             {

@@ -16,7 +16,6 @@ pinned certificate, as apply would have left it.
 from __future__ import annotations
 
 import os
-import ssl
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +24,7 @@ import httpx
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
+from e2e import jobs_harness as harness
 from fixtures.appliance.remote import nfs_cp, wait_writable
 from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance
@@ -42,13 +42,12 @@ pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
 LUN0 = "/dev/disk/by-id/virtio-lun0"
 HOST = "10.0.2.2"  # the host as qemu user networking shows it to the guest
 DATASET = "tank/fleet"
-MANAGER_PASSWORD = "lab-manager-" + os.urandom(6).hex()
 ROLL_TIMEOUT = 1800
 
 
 @pytest.fixture(scope="module")
 def manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Client, int]]:
-    """The manager's api, logged in, with vcsim registered (and its id)."""
+    """The manager's api, logged in, trusting the build's upgrade key, with vcsim registered (and its id)."""
     work = tmp_path_factory.mktemp("manager")
     etc = work / "etc"
     etc.mkdir()
@@ -56,17 +55,11 @@ def manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Cl
     (etc / "upgrade-signing.pub").write_text(bundle.public_key_text(key))
     with (
         Vcsim() as sim,
-        ApiServer(work / "data", MANAGER_PASSWORD, env={"ARCVSA_ETC_DIR": str(etc)}) as server,
+        ApiServer(work / "data", harness.PASSWORD, env={"ARCVSA_ETC_DIR": str(etc)}) as server,
+        harness.lab_api(server, sim) as (client, vcenter_id),
     ):
-        ctx = ssl.create_default_context(cafile=str(server.data_dir / "tls.crt"))
-        with httpx.Client(base_url=server.url, verify=ctx, timeout=900) as client:
-            token = client.post("/api/auth/token", json={"username": "admin", "password": MANAGER_PASSWORD})
-            client.headers["Authorization"] = f"Bearer {token.json()['token']}"
-            vc = {"name": "lab-vc", "host": sim.host, "port": sim.port, "username": sim.username,
-                  "password": sim.password, "thumbprint_sha256": sim.thumbprint_sha256}  # fmt: skip
-            made = client.post("/api/vcenters", json=vc)
-            assert made.status_code == 201, made.text
-            yield client, int(made.json()["id"])
+        client.timeout = httpx.Timeout(900)
+        yield client, vcenter_id
 
 
 def _ok(r: httpx.Response, status: int = 200) -> Any:

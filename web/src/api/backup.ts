@@ -22,6 +22,14 @@ export async function fileBase64(file: Blob): Promise<string> {
   return btoa(binary);
 }
 
+/** What is wrong with a new backup passphrase and its repetition, by field (none: both fine). */
+export function passphraseErrors(passphrase: string, confirm: string): { passphrase?: string; confirm?: string } {
+  return {
+    passphrase: passphrase.length < MIN_PASSPHRASE ? `At least ${MIN_PASSPHRASE} characters` : undefined,
+    confirm: confirm !== passphrase ? 'The two passphrases differ' : undefined,
+  };
+}
+
 /** Make a configuration backup under a passphrase and save it. */
 export function useMakeBackup() {
   return useMutation({

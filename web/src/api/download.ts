@@ -18,3 +18,12 @@ export function saveFile(blob: Blob, name: string): void {
   // the click has started the download; the URL is not needed past this task
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
+
+/** A file sent as the request's raw body (application/octet-stream), not serialised as JSON. */
+export function rawBody(file: File) {
+  return {
+    body: file as unknown as string,
+    bodySerializer: (body: unknown) => body,
+    headers: { 'Content-Type': 'application/octet-stream' },
+  };
+}

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
-import { saveFile } from './download';
+import { rawBody, saveFile } from './download';
 import { call } from './errors';
 import type { components } from './schema';
 
@@ -74,12 +74,7 @@ export function useUploadFleetBundle() {
   return useMutation({
     mutationFn: (file: File) =>
       call(
-        api.PUT('/api/fleet/bundle', {
-          // The route takes the bytes as they are (application/octet-stream), not JSON.
-          body: file as unknown as string,
-          bodySerializer: (body: unknown) => body,
-          headers: { 'Content-Type': 'application/octet-stream' },
-        }),
+        api.PUT('/api/fleet/bundle', rawBody(file)),
       ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: bundleKey }),
   });

@@ -3811,7 +3811,7 @@ export interface components {
         };
         /**
          * FleetBackupRequest
-         * @description Back up every appliance (or one deployment's) under one passphrase.
+         * @description Back up every appliance (or one deployment's), each under this passphrase.
          */
         FleetBackupRequest: {
             /**
@@ -3821,7 +3821,7 @@ export interface components {
             deployment_id?: number | null;
             /**
              * Passphrase
-             * @description at least 12 characters; each appliance's file is encrypted under it
+             * @description at least 12 characters; the file's secrets are only as safe as it
              */
             passphrase: string;
         };

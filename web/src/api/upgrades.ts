@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from './client';
+import { rawBody } from './download';
 import { ApiError, call } from './errors';
 import type { components } from './schema';
 
@@ -42,12 +43,7 @@ export function useUploadBundle() {
   return useMutation({
     mutationFn: (file: File) =>
       call(
-        api.PUT('/api/upgrades/bundle', {
-          // The route takes the bytes as they are (application/octet-stream), not JSON: no serializing.
-          body: file as unknown as string,
-          bodySerializer: (body: unknown) => body,
-          headers: { 'Content-Type': 'application/octet-stream' },
-        }),
+        api.PUT('/api/upgrades/bundle', rawBody(file)),
       ),
     // A refused file unstages whatever was staged before: read the status again either way.
     onSettled: () => queryClient.invalidateQueries({ queryKey: upgradesKey }),

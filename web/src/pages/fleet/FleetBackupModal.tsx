@@ -1,7 +1,7 @@
 import { CdsButton } from '@cds/react/button';
 import { CdsModal, CdsModalActions, CdsModalContent, CdsModalHeader } from '@cds/react/modal';
 import { type FormEvent, useState } from 'react';
-import { MIN_PASSPHRASE } from '../../api/backup';
+import { MIN_PASSPHRASE, passphraseErrors } from '../../api/backup';
 import { messageOf } from '../../api/errors';
 import { type FleetBackup, useDownloadFleetBackup, useFleetBackups, useMakeFleetBackup } from '../../api/fleet';
 import { FormAlert } from '../../components/FormAlert';
@@ -54,10 +54,7 @@ export function FleetBackupModal({ onClose }: { onClose: () => void }) {
 
   const submit = (event?: FormEvent) => {
     event?.preventDefault();
-    const found = {
-      passphrase: passphrase.length < MIN_PASSPHRASE ? `At least ${MIN_PASSPHRASE} characters` : undefined,
-      confirm: confirm !== passphrase ? 'The two passphrases differ' : undefined,
-    };
+    const found = passphraseErrors(passphrase, confirm);
     setErrors(found);
     make.reset();
     if (!found.passphrase && !found.confirm) make.mutate(passphrase);

@@ -1,6 +1,6 @@
 import { CdsButton } from '@cds/react/button';
 import { type FormEvent, useState } from 'react';
-import { MIN_PASSPHRASE, useMakeBackup, useRestoreBackup } from '../../api/backup';
+import { MIN_PASSPHRASE, passphraseErrors, useMakeBackup, useRestoreBackup } from '../../api/backup';
 import { ApiError, messageOf } from '../../api/errors';
 import { FormAlert } from '../../components/FormAlert';
 import { RestoreResult } from '../../components/RestoreResult';
@@ -35,10 +35,7 @@ function BackupForm() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const found = {
-      passphrase: passphrase.length < MIN_PASSPHRASE ? `At least ${MIN_PASSPHRASE} characters` : undefined,
-      confirm: confirm !== passphrase ? 'The two passphrases differ' : undefined,
-    };
+    const found = passphraseErrors(passphrase, confirm);
     setErrors(found);
     backup.reset();
     if (!found.passphrase && !found.confirm) backup.mutate(passphrase);
