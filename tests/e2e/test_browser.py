@@ -580,7 +580,7 @@ def test_the_fleet_dashboard_with_a_dead_and_a_slow_appliance(
 def test_an_appliances_storage_pages_through_the_manager(
     vcsim: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """fleet-storage.spec.ts: from the Fleet page to one appliance's Pools page on the manager, and a pool
+    """fleet-drilldown.spec.ts: from the Fleet page to one appliance's Pools page on the manager, and a pool
     grown there. The appliance is the real arcvsa api on the strict replay of the lab VM's 'api_pools'
     recording; its pool was made through the manager before the page opens, as the recording's own flow
     did, so the grow the page asks for is the one the lab VM answered."""
@@ -611,7 +611,7 @@ def test_an_appliances_storage_pages_through_the_manager(
             r = api.request(method, base + path.removeprefix("/api/storage"), json=body)
             assert r.status_code in (200, 201), r.text
         env = {**spec_run.base_env(server.url, PASSWORD), "ARCVSA_FREE_LUN": api_flows.LUN1}
-        run = spec_run.run("fleet-storage.spec.ts", env, capsys)
+        run = spec_run.run("fleet-drilldown.spec.ts", env, capsys)
     assert run.passed, run.why("the Playwright drill-down journey failed")
 
 

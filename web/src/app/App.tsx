@@ -28,7 +28,7 @@ preloadPage(window.location.pathname);
 // The same pages serve this machine's storage (/storage) and an appliance's through the manager.
 const storagePages = STORAGE_PAGES.map(([path, Page]) =>
   path ? (
-    <Route key={path} path={path.slice(1)} element={<Page />} />
+    <Route key={path} path={path} element={<Page />} />
   ) : (
     <Route key="index" index element={<Page />} />
   ),

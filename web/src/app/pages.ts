@@ -22,13 +22,13 @@ export const CalibrationPage = lazyPage(() => import('../pages/calibration/Calib
 /** The storage pages, by their path under /storage: an appliance's own, or one's through the manager. */
 export const STORAGE_PAGES: readonly [string, LazyPage][] = [
   ['', StorageDashboardPage],
-  ['/disks', DisksPage],
-  ['/pools', PoolsPage],
-  ['/datasets', DatasetsPage],
-  ['/exports', ExportsPage],
-  ['/iscsi', IscsiPage],
-  ['/tuning', TuningPage],
-  ['/calibration', CalibrationPage],
+  ['disks', DisksPage],
+  ['pools', PoolsPage],
+  ['datasets', DatasetsPage],
+  ['exports', ExportsPage],
+  ['iscsi', IscsiPage],
+  ['tuning', TuningPage],
+  ['calibration', CalibrationPage],
 ];
 
 /** Where the manager shows an appliance's storage pages (api/scope.tsx's appliancePath). */
@@ -45,8 +45,16 @@ const BY_PATH: readonly [string, LazyPage][] = [
   ['/fleet', FleetPage],
   ['/appliances', AppliancesPage],
   ['/settings', SettingsPage],
-  ...STORAGE_PAGES.map(([path, page]): [string, LazyPage] => [`/storage${path}`, page]),
-  ...STORAGE_PAGES.map(([path, page]): [string, LazyPage] => [`${APPLIANCE_STORAGE}${path}`, page]),
+  ['/storage', StorageDashboardPage],
+  ['/storage/disks', DisksPage],
+  ['/storage/pools', PoolsPage],
+  ['/storage/datasets', DatasetsPage],
+  ['/storage/exports', ExportsPage],
+  ['/storage/iscsi', IscsiPage],
+  ['/storage/tuning', TuningPage],
+  ['/storage/calibration', CalibrationPage],
+  // the same pages of an appliance through the manager (fleet-drilldown.spec.ts walks them)
+  ...STORAGE_PAGES.map(([path, page]): [string, LazyPage] => [path ? `${APPLIANCE_STORAGE}/${path}` : APPLIANCE_STORAGE, page]),
 ];
 
 /** Fetch the chunk of the page at `pathname` now, while the session is still being checked. */

@@ -1,7 +1,7 @@
 // An appliance's storage pages on the fleet manager (tests/e2e/test_browser.py::test_an_appliances_storage_pages_through_the_manager
 // stores a deployment of one appliance: the real arcvsa api on the strict replay of the lab VM's 'api_pools'
 // recording, with pool tank already on one LUN). From the Fleet page to its Pools page, a LUN added there,
-// and the manager's own storage pages still its own. Screenshots land in web/test-results/fleet-storage.
+// and the manager's own storage pages still its own. Screenshots land in web/test-results/fleet-drilldown.
 import { type Page, expect, test } from '@playwright/test';
 import path from 'node:path';
 import { expectNoCriticalA11y } from './axe';
