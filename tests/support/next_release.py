@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import tarfile
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from appliance.upgrade import bundle
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build" / "image"
+MIGRATIONS = REPO / "api" / "migrations" / "versions"
 
 
 def next_bundle(
@@ -42,3 +44,25 @@ def next_bundle(
     )
     assert record["release"] >= 1
     return bundle.write(out, manifest, payload, key)
+
+
+def head_revision() -> str:
+    """The newest migration of this tree (the one the image runs)."""
+    revisions = {}
+    for path in MIGRATIONS.glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        rev = re.search(r'^revision = "([^"]+)"', text, re.M)
+        down = re.search(r'^down_revision = "([^"]+)"', text, re.M)
+        if rev:
+            revisions[rev.group(1)] = down.group(1) if down else None
+    heads = set(revisions) - set(revisions.values())
+    assert len(heads) == 1, heads
+    return heads.pop()
+
+
+def migration(revision: str, body: str) -> bytes:
+    return (
+        f'"""Lab upgrade test: {revision}."""\n\nimport sqlalchemy as sa\nfrom alembic import op\n\n'
+        f'revision = "{revision}"\ndown_revision = "{head_revision()}"\nbranch_labels = None\n'
+        f"depends_on = None\n\n\ndef upgrade() -> None:\n    {body}\n\n\ndef downgrade() -> None:\n    pass\n"
+    ).encode()

@@ -8,7 +8,9 @@ pinned certificate, as apply would have left it.
 1. through /api/fleet/{id}/appliances/vsa-lab/api/...: a pool on a LUN, a datastore, an NFS export to
    the host; the appliance's own api then shows them, and the fleet view reads its figures;
 2. a host writes FILE_SYNC through that export the whole time;
-3. the next release (this tree's payload under another version, signed with the build's key) kept on
+3. a release whose migration fails, rolled out: the appliance's upgrader rolls it back, the roll stops
+   there with that reason and the appliance serves its release again;
+4. the next release (this tree's payload under another version, signed with the build's key) kept on
    the manager and rolled out: the job succeeds once the appliance answers as the new release with its
    pool ONLINE and its export active; every acknowledged write is on the server afterwards.
 """
@@ -28,7 +30,7 @@ from e2e import jobs_harness as harness
 from fixtures.appliance.remote import nfs_cp, wait_writable
 from support.lab_api import LabApi
 from support.lab_boot import BootedAppliance
-from support.next_release import BUILD, next_bundle
+from support.next_release import BUILD, migration, next_bundle
 
 from appliance.upgrade import bundle
 from lab.stack import ApiServer
@@ -142,9 +144,28 @@ def test_the_lab_appliance_through_the_manager_and_a_rolling_upgrade_of_it(
         # --- 3. the rolling upgrade -------------------------------------------------------------------
         current = api.call("GET", "/api/upgrades")["current"]
         version, number = current["version"], current["release"]
-        new_version = f"{version}.roll"
         key = bundle.load_private_key(BUILD / "keys" / "upgrade")
-        good = next_bundle(work / "roll.upgrade", new_version, number + 1, {}, key)
+
+        # a release that fails its migration: the appliance rolls itself back, the roll stops there
+        failing = {
+            "lib/api/migrations/versions/9001_fails.py": migration("9001", 'raise RuntimeError("lab")')
+        }
+        bad = next_bundle(work / "bad.upgrade", f"{version}.bad", number + 1, failing, key)
+        assert (
+            _ok(client.put("/api/fleet/bundle", content=bad.read_bytes()), 201)["version"] == f"{version}.bad"
+        )
+        t0 = time.monotonic()
+        started = client.post(f"/api/deployments/{dep}/upgrade", json={"admin_password": api.password})
+        job = _job(client, _ok(started, 202)["id"], ROLL_TIMEOUT)
+        print(f"  failing release: roll {job['state']} in {time.monotonic() - t0:.0f} s: {job['message']}")
+        assert job["state"] == "failed" and [f["object"] for f in job["failures"]] == ["vsa-lab"], job
+        assert "rolled_back" in job["failures"][0]["reason"], job["failures"]
+        api.login()
+        assert api.client.health()["version"] == version, "rolled back: the release it ran serves again"
+        assert writer.alive(), "the writer stopped during the rolled-back upgrade"
+
+        new_version = f"{version}.roll"
+        good = next_bundle(work / "roll.upgrade", new_version, number + 2, {}, key)
         kept = _ok(client.put("/api/fleet/bundle", content=good.read_bytes()), 201)
         assert kept["version"] == new_version
         t0 = time.monotonic()

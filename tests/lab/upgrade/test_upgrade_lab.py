@@ -24,7 +24,6 @@ from __future__ import annotations
 import http.client
 import json
 import os
-import re
 import ssl
 import tarfile
 import time
@@ -38,7 +37,7 @@ from cryptography.hazmat.primitives.serialization import Encoding
 from fixtures.appliance.remote import SshRunner, nfs_cp, wait_writable
 from support.lab_api import LabApi, in_guest
 from support.lab_boot import BootedAppliance
-from support.next_release import BUILD, next_bundle
+from support.next_release import BUILD, head_revision, migration, next_bundle
 
 from appliance.control import modparams
 from appliance.upgrade import bundle
@@ -47,35 +46,11 @@ from reliability.writer import Writer, WriterSpec
 
 pytestmark = [pytest.mark.lab, pytest.mark.timeout(3600)]
 
-REPO = Path(__file__).resolve().parents[3]
-MIGRATIONS = REPO / "api" / "migrations" / "versions"
 LUN0 = "/dev/disk/by-id/virtio-lun0"
 HOST = "10.0.2.2"  # the host as qemu user networking shows it to the guest
 DATASET = "tank/vdi"
 OPS_PASSWORD = "lab-only-ops-" + os.urandom(6).hex()
 UPGRADE_TIMEOUT = 1200
-
-
-def head_revision() -> str:
-    """The newest migration of this tree (the one the image runs)."""
-    revisions = {}
-    for path in MIGRATIONS.glob("*.py"):
-        text = path.read_text(encoding="utf-8")
-        rev = re.search(r'^revision = "([^"]+)"', text, re.M)
-        down = re.search(r'^down_revision = "([^"]+)"', text, re.M)
-        if rev:
-            revisions[rev.group(1)] = down.group(1) if down else None
-    heads = set(revisions) - set(revisions.values())
-    assert len(heads) == 1, heads
-    return heads.pop()
-
-
-def migration(revision: str, body: str) -> bytes:
-    return (
-        f'"""Lab upgrade test: {revision}."""\n\nimport sqlalchemy as sa\nfrom alembic import op\n\n'
-        f'revision = "{revision}"\ndown_revision = "{head_revision()}"\nbranch_labels = None\n'
-        f"depends_on = None\n\n\ndef upgrade() -> None:\n    {body}\n\n\ndef downgrade() -> None:\n    pass\n"
-    ).encode()
 
 
 def put_bundle(booted: BootedAppliance, token: str, path: Path) -> tuple[int, Any]:
